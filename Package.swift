@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// OpenCV and Eigen come from Debian (`libopencv-dev`, `libeigen3-dev`) through
+// pkg-config. Only CVision touches them; everything above it sees a plain C header.
+let package = Package(
+  name: "ARSim",
+  products: [
+    .library(name: "ARSim", targets: ["ARSim"]),
+    .library(name: "ARSimMath", targets: ["ARSimMath"]),
+    .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
+    .executable(name: "arsim", targets: ["arsim"]),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "COpenCV",
+      pkgConfig: "opencv4",
+      providers: [.apt(["libopencv-dev"])]
+    ),
+    .systemLibrary(
+      name: "CEigen",
+      pkgConfig: "eigen3",
+      providers: [.apt(["libeigen3-dev"])]
+    ),
+    .target(
+      name: "CVision",
+      dependencies: ["COpenCV", "CEigen"],
+      cxxSettings: [.define("EIGEN_MPL2_ONLY")],
+      linkerSettings: [.linkedLibrary("m")]
+    ),
+    .target(name: "ARSimMath"),
+    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
+    .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
+    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth"]),
+    .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
+    .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
+    .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
+  ],
+  swiftLanguageModes: [.v6],
+  cxxLanguageStandard: .cxx17
+)

@@ -1,0 +1,251 @@
+import Foundation
+
+/// The contents of an ARSim recording's `session.json` (format documented in Datasets/README.md).
+public struct RecordingSession: Codable, Sendable, Equatable {
+  /// The format version this library writes and reads.
+  public static let currentVersion = 1
+
+  /// Always "arsim-recording".
+  public var format: String
+  /// The format version, ``currentVersion`` when written by this library.
+  public var version: Int
+  /// Camera intrinsics and image size.
+  public var camera: CameraIntrinsics
+  /// Metres per unit of the 16-bit depth PNGs (0.001 for millimetres).
+  public var depthScale: Double
+  /// Nominal frame rate in Hz.
+  public var frameRate: Double?
+  /// The sensors recorded.
+  public var sensors: Sensors
+  /// The frame index, relative to the folder: lines `timestamp image depth` (`-` for none).
+  public var frames: String
+  /// The IMU file, relative to the folder: lines `timestamp ax ay az gx gy gz` in the camera's
+  /// optical frame (m/s², rad/s); nil without IMU.
+  public var imu: String?
+  /// A video file holding the images in index order, used when the index's image column is `-`.
+  public var video: String?
+  /// Ground truth, when known.
+  public var groundTruth: GroundTruthFiles?
+
+  /// The sensors of a recording.
+  public struct Sensors: Codable, Sendable, Equatable {
+    public var color: Bool
+    public var depth: Bool
+    public var accelerometer: Bool
+    public var gyroscope: Bool
+
+    /// Creates a sensor list.
+    public init(color: Bool = true, depth: Bool, accelerometer: Bool, gyroscope: Bool) {
+      self.color = color
+      self.depth = depth
+      self.accelerometer = accelerometer
+      self.gyroscope = gyroscope
+    }
+  }
+
+  /// Ground-truth files, relative to the folder.
+  public struct GroundTruthFiles: Codable, Sendable, Equatable {
+    /// TUM-format trajectory of the camera's optical frame in the ground-truth world.
+    public var trajectory: String?
+    /// Plane list (`planes.json`).
+    public var planes: String?
+    /// Tap list (`taps.txt`).
+    public var taps: String?
+    /// Gravity's direction (unit vector) in the ground-truth world.
+    public var gravity: [Double]?
+
+    /// Creates a ground-truth file list.
+    public init(trajectory: String?, planes: String?, taps: String?, gravity: [Double]?) {
+      self.trajectory = trajectory
+      self.planes = planes
+      self.taps = taps
+      self.gravity = gravity
+    }
+  }
+
+  /// Creates a session description with the standard file names.
+  public init(
+    camera: CameraIntrinsics, depthScale: Double = 0.001, frameRate: Double?, sensors: Sensors,
+    groundTruth: GroundTruthFiles? = nil
+  ) {
+    format = "arsim-recording"
+    version = Self.currentVersion
+    self.camera = camera
+    self.depthScale = depthScale
+    self.frameRate = frameRate
+    self.sensors = sensors
+    frames = "frames.txt"
+    imu = sensors.accelerometer || sensors.gyroscope ? "imu.txt" : nil
+    video = nil
+    self.groundTruth = groundTruth
+  }
+
+  /// Reads and checks `session.json` in `folder`.
+  public static func load(folder: String) throws(RecordingError) -> RecordingSession {
+    let path = folder + "/session.json"
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw RecordingError(file: path, "no such file")
+    }
+    let session: RecordingSession
+    do {
+      session = try JSONDecoder().decode(RecordingSession.self, from: data)
+    } catch let DecodingError.keyNotFound(key, context) {
+      throw RecordingError(
+        file: path, "missing key '\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))'")
+    } catch let DecodingError.typeMismatch(_, context) {
+      throw RecordingError(
+        file: path, "wrong type at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
+    } catch let DecodingError.valueNotFound(_, context) {
+      throw RecordingError(
+        file: path, "null at '\(context.codingPath.map(\.stringValue).joined(separator: "."))'")
+    } catch {
+      throw RecordingError(file: path, "not valid JSON")
+    }
+    guard session.format == "arsim-recording" else {
+      throw RecordingError(file: path, "format is '\(session.format)', expected 'arsim-recording'")
+    }
+    guard session.version == currentVersion else {
+      throw RecordingError(
+        file: path, "format version \(session.version) is not supported (this build reads \(currentVersion))")
+    }
+    _ = try session.camera.validated(source: path)
+    guard session.depthScale.isFinite, session.depthScale > 0 else {
+      throw RecordingError(file: path, "depthScale must be a positive number, got \(session.depthScale)")
+    }
+    if let rate = session.frameRate, !(rate.isFinite && rate > 0) {
+      throw RecordingError(file: path, "frameRate must be a positive number, got \(rate)")
+    }
+    if let gravity = session.groundTruth?.gravity {
+      let norm = gravity.map { $0 * $0 }.reduce(0, +).squareRoot()
+      guard gravity.count == 3, gravity.allSatisfy(\.isFinite), abs(norm - 1) < 1e-3 else {
+        throw RecordingError(file: path, "groundTruth.gravity must be a unit 3-vector, got \(gravity)")
+      }
+    }
+    return session
+  }
+}
+
+/// Reads an ARSim recording folder frame by frame.
+public struct ARSimRecordingSource: FrameSource {
+  public let info: RecordingInfo
+  /// The session description.
+  public let session: RecordingSession
+  private let options: FrameSourceOptions
+  private let index: LineReader
+  private let imu: IMUStream?
+  private let trajectory: TrajectoryStream?
+  private let video: (reader: VideoReader, path: String)?
+  private var nextIndex = 0
+  private var lastTimestamp = -Double.infinity
+
+  /// Opens the recording in `folder` and checks its description and index.
+  /// - Throws: ``RecordingError`` naming the file and the problem.
+  public init(folder: String, options: FrameSourceOptions = FrameSourceOptions()) throws(RecordingError) {
+    let session = try RecordingSession.load(folder: folder)
+    self.session = session
+    self.options = options
+    let intrinsics =
+      try options.intrinsicsOverride?.resized(
+        width: session.camera.width, height: session.camera.height, source: "--intrinsics") ?? session.camera
+    let indexPath = folder + "/" + session.frames
+    let frameCount = try Self.countFrames(indexPath)
+    index = try LineReader(path: indexPath)
+    imu = try session.imu.map { name throws(RecordingError) in
+      try IMUStream(path: folder + "/" + name) { reader, fields throws(RecordingError) in
+        guard fields.count == 7 else {
+          throw reader.error("expected 'timestamp ax ay az gx gy gz', got \(fields.count) fields")
+        }
+        var v: [Double] = []
+        for (field, name) in zip(fields, ["timestamp", "ax", "ay", "az", "gx", "gy", "gz"]) {
+          v.append(try reader.number(field, name))
+        }
+        return IMUSample(
+          timestamp: v[0], acceleration: SIMD3(v[1], v[2], v[3]), rotationRate: SIMD3(v[4], v[5], v[6]))
+      }
+    }
+    trajectory = try session.groundTruth?.trajectory.map { name throws(RecordingError) in
+      try TrajectoryStream(path: folder + "/" + name, maxGap: 0.1)
+    }
+    if let name = session.video {
+      do {
+        video = (try VideoReader(path: folder + "/" + name), folder + "/" + name)
+      } catch {
+        throw RecordingError(file: folder + "/" + name, error.message)
+      }
+    } else {
+      video = nil
+    }
+    let gravity = session.groundTruth?.gravity.map { SIMD3($0[0], $0[1], $0[2]) }
+    info = RecordingInfo(
+      path: folder, format: .arsim, intrinsics: intrinsics,
+      intrinsicsSource: options.intrinsicsOverride == nil ? "session.json" : "--intrinsics",
+      hasDepth: session.sensors.depth, hasAccelerometer: session.sensors.accelerometer,
+      hasGyroscope: session.sensors.gyroscope, hasGroundTruth: trajectory != nil,
+      frameRate: session.frameRate, frameCount: frameCount, groundTruthGravity: gravity)
+  }
+
+  private static func countFrames(_ path: String) throws(RecordingError) -> Int {
+    let reader = try LineReader(path: path)
+    var count = 0
+    while try reader.nextRecord() != nil { count += 1 }
+    guard count > 0 else { throw RecordingError(file: path, "the recording has no frames") }
+    return count
+  }
+
+  public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    guard let fields = try index.nextRecord() else { return nil }
+    guard fields.count == 3 else {
+      throw index.error("expected 'timestamp image depth', got \(fields.count) fields")
+    }
+    let timestamp = try index.number(fields[0], "timestamp")
+    guard timestamp > lastTimestamp else {
+      throw index.error("timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
+    }
+    lastTimestamp = timestamp
+    let line = index.lineNumber
+    let image: CapturedImage
+    if fields[1] == "-" {
+      guard let video else { throw index.error("image is '-' but session.json names no video") }
+      image = try Self.videoFrame(video, color: options.decodeColor)
+      guard image.width == info.intrinsics.width, image.height == info.intrinsics.height else {
+        throw RecordingError(
+          file: video.path,
+          "video frames are \(image.width)x\(image.height) but the intrinsics are for \(info.intrinsics.width)x\(info.intrinsics.height)"
+        )
+      }
+    } else {
+      image = try FrameFiles.image(
+        FrameFiles.resolve(fields[1], in: info.path), color: options.decodeColor,
+        intrinsics: info.intrinsics, listedIn: index.path, line: line)
+    }
+    var depth: DepthImage?
+    if fields[2] != "-", options.loadDepth, session.sensors.depth {
+      depth = try FrameFiles.depth(
+        FrameFiles.resolve(fields[2], in: info.path), metresPerUnit: session.depthScale,
+        intrinsics: info.intrinsics, listedIn: index.path, line: line)
+    }
+    let frame = RecordedFrame(
+      index: nextIndex, timestamp: timestamp, image: image, depth: depth,
+      imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp))
+    nextIndex += 1
+    return frame
+  }
+
+  private static func videoFrame(_ video: (reader: VideoReader, path: String), color: Bool)
+    throws(RecordingError) -> CapturedImage
+  {
+    let image: CapturedImage?
+    do {
+      image =
+        color
+        ? try video.reader.nextRGBFrame().map { .rgb($0.image) }
+        : try video.reader.nextGrayFrame().map { .gray($0.image) }
+    } catch {
+      throw RecordingError(file: video.path, error.message)
+    }
+    guard let image else {
+      throw RecordingError(file: video.path, "video has fewer frames than the index lists")
+    }
+    return image
+  }
+}

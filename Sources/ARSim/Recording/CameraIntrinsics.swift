@@ -1,0 +1,89 @@
+import Foundation
+
+/// Pinhole camera intrinsics of a recording, in pixels, for images of `width` x `height`.
+///
+/// Pixel coordinates have their origin at the top-left corner of the image; (`cx`, `cy`)
+/// is the principal point. Lens distortion is not modelled: recordings carry undistorted
+/// images.
+public struct CameraIntrinsics: Codable, Sendable, Hashable {
+  /// Focal lengths in pixels.
+  public var fx: Double
+  public var fy: Double
+  /// Principal point in pixels.
+  public var cx: Double
+  public var cy: Double
+  /// Image size in pixels.
+  public var width: Int
+  public var height: Int
+
+  /// Creates intrinsics; call ``validated(source:)`` before trusting values read from a file.
+  public init(fx: Double, fy: Double, cx: Double, cy: Double, width: Int, height: Int) {
+    self.fx = fx
+    self.fy = fy
+    self.cx = cx
+    self.cy = cy
+    self.width = width
+    self.height = height
+  }
+
+  /// Returns self when the values describe a usable camera: finite positive focal lengths,
+  /// a positive image size, and a principal point inside the image.
+  /// - Parameter source: the file or option the values came from, for the error.
+  /// - Throws: ``RecordingError`` naming `source` and the problem.
+  public func validated(source: String) throws(RecordingError) -> CameraIntrinsics {
+    guard fx.isFinite, fy.isFinite, cx.isFinite, cy.isFinite, fx > 0, fy > 0 else {
+      throw RecordingError(
+        file: source, "intrinsics must be four finite numbers with fx, fy > 0, got \(self.summary)")
+    }
+    guard width > 0, height > 0 else {
+      throw RecordingError(file: source, "image size must be positive, got \(width)x\(height)")
+    }
+    guard cx > 0, cy > 0, cx < Double(width), cy < Double(height) else {
+      throw RecordingError(
+        file: source, "principal point (\(cx), \(cy)) lies outside the \(width)x\(height) image")
+    }
+    return self
+  }
+
+  /// `fx,fy,cx,cy` as the command line writes them.
+  public var summary: String { "\(fx),\(fy),\(cx),\(cy)" }
+
+  /// Parses `fx,fy,cx,cy` (pixels). The image size is left 0: the reader fills it in from the
+  /// recording and validates the whole with ``validated(source:)``.
+  /// - Throws: ``RecordingError`` naming `source` unless the text is four positive finite numbers.
+  public static func parse(_ text: String, source: String) throws(RecordingError) -> CameraIntrinsics {
+    let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+      Double($0.trimmingCharacters(in: .whitespaces))
+    }
+    guard parts.count == 4, let fx = parts[0], let fy = parts[1], let cx = parts[2], let cy = parts[3],
+      [fx, fy, cx, cy].allSatisfy({ $0.isFinite && $0 > 0 })
+    else {
+      throw RecordingError(
+        file: source, "intrinsics must be four positive numbers fx,fy,cx,cy, got '\(text)'")
+    }
+    return CameraIntrinsics(fx: fx, fy: fy, cx: cx, cy: cy, width: 0, height: 0)
+  }
+
+  /// These intrinsics for images of the given size, validated.
+  public func resized(width: Int, height: Int, source: String) throws(RecordingError) -> CameraIntrinsics {
+    var copy = self
+    copy.width = width
+    copy.height = height
+    return try copy.validated(source: source)
+  }
+
+  /// The published intrinsics of the TUM RGB-D benchmark's Kinects (640x480), by name:
+  /// `freiburg1`, `freiburg2`, `freiburg3` (the "ROS default" `fr3` values, which are the
+  /// calibration the fr3 images are registered to).
+  public static func tumPreset(_ name: String) -> CameraIntrinsics? {
+    switch name {
+    case "freiburg1", "fr1":
+      CameraIntrinsics(fx: 517.3, fy: 516.5, cx: 318.6, cy: 255.3, width: 640, height: 480)
+    case "freiburg2", "fr2":
+      CameraIntrinsics(fx: 520.9, fy: 521.0, cx: 325.1, cy: 249.7, width: 640, height: 480)
+    case "freiburg3", "fr3":
+      CameraIntrinsics(fx: 535.4, fy: 539.2, cx: 320.1, cy: 247.6, width: 640, height: 480)
+    default: nil
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import Foundation
+
+/// Loading of the per-frame files every reader shares: images and depth maps, with errors
+/// that name the file.
+enum FrameFiles {
+  /// Reads a whole file's bytes.
+  static func bytes(_ path: String, listedIn index: String, line: Int) throws(RecordingError) -> [UInt8] {
+    guard FileManager.default.fileExists(atPath: path) else {
+      throw RecordingError(file: path, "no such file (listed in \(index) line \(line))")
+    }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw RecordingError(file: path, "cannot be read")
+    }
+    guard !data.isEmpty else { throw RecordingError(file: path, "is empty") }
+    return [UInt8](data)
+  }
+
+  /// Decodes an image file (PNG or JPEG) and checks its size against the intrinsics.
+  static func image(
+    _ path: String, color: Bool, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
+  ) throws(RecordingError) -> CapturedImage {
+    let data = try bytes(path, listedIn: index, line: line)
+    let image: CapturedImage
+    do {
+      image = color ? .rgb(try ImageCodec.decodeRGB(data)) : .gray(try ImageCodec.decodeGray(data))
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+    guard image.width == intrinsics.width, image.height == intrinsics.height else {
+      throw RecordingError(
+        file: path,
+        "image is \(image.width)x\(image.height) but the intrinsics are for \(intrinsics.width)x\(intrinsics.height)"
+      )
+    }
+    return image
+  }
+
+  /// Decodes a 16-bit depth PNG into metres (`metresPerUnit` per stored unit; 0 means unknown and
+  /// becomes NaN) and checks its size against the colour image.
+  static func depth(
+    _ path: String, metresPerUnit: Double, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
+  ) throws(RecordingError) -> DepthImage {
+    let data = try bytes(path, listedIn: index, line: line)
+    let raw: (width: Int, height: Int, values: [UInt16])
+    do {
+      raw = try ImageCodec.decodeDepth16(data)
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+    guard raw.width == intrinsics.width, raw.height == intrinsics.height else {
+      throw RecordingError(
+        file: path,
+        "depth image is \(raw.width)x\(raw.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
+      )
+    }
+    let scale = Float(metresPerUnit)
+    let metres = raw.values.map { $0 == 0 ? Float.nan : Float($0) * scale }
+    return DepthImage(width: raw.width, height: raw.height, metres: metres)
+  }
+
+  /// Resolves a path listed in an index file against the recording folder.
+  static func resolve(_ listed: Substring, in folder: String) -> String {
+    listed.hasPrefix("/") ? String(listed) : folder + "/" + listed
+  }
+}

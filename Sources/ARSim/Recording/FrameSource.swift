@@ -1,0 +1,135 @@
+/// One inertial measurement, in the camera's optical frame (x right, y down, z forward).
+public struct IMUSample: Sendable, Equatable {
+  /// Recorded time in seconds.
+  public var timestamp: Double
+  /// Specific force in m/s² (what an accelerometer reads: an upright camera at rest reads
+  /// about (0, -9.81, 0)), or nil when not recorded.
+  public var acceleration: SIMD3<Double>?
+  /// Angular rate in rad/s about the optical axes, or nil when not recorded.
+  public var rotationRate: SIMD3<Double>?
+
+  /// Creates a sample.
+  public init(timestamp: Double, acceleration: SIMD3<Double>?, rotationRate: SIMD3<Double>?) {
+    self.timestamp = timestamp
+    self.acceleration = acceleration
+    self.rotationRate = rotationRate
+  }
+}
+
+/// A captured image: grey for tracking, colour when the reader was asked for it.
+public enum CapturedImage: Sendable, Equatable {
+  case gray(GrayImage)
+  case rgb(RGBImage)
+
+  /// Width in pixels.
+  public var width: Int {
+    switch self {
+    case .gray(let image): image.width
+    case .rgb(let image): image.width
+    }
+  }
+
+  /// Height in pixels.
+  public var height: Int {
+    switch self {
+    case .gray(let image): image.height
+    case .rgb(let image): image.height
+    }
+  }
+
+  /// The grey image (converted from colour with BT.601 luma when needed).
+  public var gray: GrayImage {
+    switch self {
+    case .gray(let image): image
+    case .rgb(let image): image.gray
+    }
+  }
+}
+
+/// One frame of a recording, as a ``FrameSource`` delivers it.
+public struct RecordedFrame: Sendable {
+  /// Position in the recording, from 0.
+  public var index: Int
+  /// Recorded time in seconds (the recording's clock, never the wall clock).
+  public var timestamp: Double
+  /// The image, `intrinsics.width` x `intrinsics.height`.
+  public var image: CapturedImage
+  /// Depth in metres registered to the image, same size; NaN where unknown. Nil without a depth sensor.
+  public var depth: DepthImage?
+  /// Inertial samples with timestamps in (previous frame's timestamp, this frame's timestamp].
+  public var imu: [IMUSample]
+  /// Ground truth: the pose of the camera's optical frame in the recording's ground-truth world,
+  /// when the recording has it for this time.
+  public var groundTruth: RigidTransform?
+
+  /// Creates a frame.
+  public init(
+    index: Int, timestamp: Double, image: CapturedImage, depth: DepthImage?, imu: [IMUSample],
+    groundTruth: RigidTransform?
+  ) {
+    self.index = index
+    self.timestamp = timestamp
+    self.image = image
+    self.depth = depth
+    self.imu = imu
+    self.groundTruth = groundTruth
+  }
+}
+
+/// Which recording layout a folder uses.
+public enum RecordingFormat: String, Sendable, Codable, CaseIterable {
+  /// ARSim's own format (`session.json`), documented in Datasets/README.md.
+  case arsim
+  /// The TUM RGB-D benchmark layout (`rgb.txt`, `depth.txt`, ...), read as is.
+  case tum
+}
+
+/// What a recording holds, known before the first frame is read.
+public struct RecordingInfo: Sendable {
+  /// The recording's folder.
+  public var path: String
+  /// Its layout.
+  public var format: RecordingFormat
+  /// Camera intrinsics and image size.
+  public var intrinsics: CameraIntrinsics
+  /// Where the intrinsics came from (a file, an option or a preset), for summaries.
+  public var intrinsicsSource: String
+  /// Whether frames carry depth.
+  public var hasDepth: Bool
+  /// Whether frames carry accelerometer samples.
+  public var hasAccelerometer: Bool
+  /// Whether frames carry gyroscope samples.
+  public var hasGyroscope: Bool
+  /// Whether frames carry a ground-truth pose.
+  public var hasGroundTruth: Bool
+  /// Nominal frame rate in Hz, when the recording states it.
+  public var frameRate: Double?
+  /// Number of frames listed in the index.
+  public var frameCount: Int
+  /// Gravity as a unit vector in the ground-truth world frame, when known (ARSim recordings state it).
+  public var groundTruthGravity: SIMD3<Double>?
+}
+
+/// Options shared by every reader.
+public struct FrameSourceOptions: Sendable, Codable, Equatable {
+  /// Decode colour images as RGB; otherwise frames carry grey images (cheaper). Default false.
+  public var decodeColor: Bool = false
+  /// Intrinsics to use instead of what the recording says (`--intrinsics`). Default nil.
+  public var intrinsicsOverride: CameraIntrinsics? = nil
+  /// Decode depth when the recording has it. Default true.
+  public var loadDepth: Bool = true
+
+  /// The defaults.
+  public init() {}
+}
+
+/// A recording read frame by frame, in time order, with memory that stays flat however long
+/// the recording is. One implementation per recording layout.
+public protocol FrameSource {
+  /// What the recording holds.
+  var info: RecordingInfo { get }
+  /// Returns the next frame, or nil after the last one.
+  /// - Throws: ``RecordingError`` naming the file (and line) when the recording is damaged:
+  ///   a missing or corrupt image, a malformed or out-of-order index line, a depth image of the wrong size.
+  mutating func nextFrame() throws(RecordingError) -> RecordedFrame?
+}

@@ -1,0 +1,213 @@
+import Foundation
+
+/// Writes a recording in the ARSim format (documented in Datasets/README.md), frame by frame,
+/// with memory that stays flat however long the recording is.
+///
+/// Call ``append(timestamp:image:depth:groundTruth:)`` for each frame in time order,
+/// ``append(imu:)`` for inertial samples, and ``finish()`` last: `session.json` is written by
+/// `finish()`, so a folder whose writing was interrupted is not mistaken for a recording.
+public final class RecordingWriter {
+  /// How colour images are stored.
+  public enum ImageEncoding: Sendable, Equatable {
+    /// Lossless PNG.
+    case png
+    /// JPEG with a quality from 1 to 100.
+    case jpeg(quality: Int)
+  }
+
+  /// The folder being written.
+  public let folder: String
+  private var session: RecordingSession
+  private let encoding: ImageEncoding
+  private let frames: TextFileWriter
+  private let imu: TextFileWriter?
+  private let trajectory: TextFileWriter?
+  private var frameCount = 0
+  private var lastTimestamp = -Double.infinity
+  private var lastIMUTimestamp = -Double.infinity
+
+  /// Creates `folder` (and its `rgb/` and `depth/` subfolders) for a new recording.
+  /// - Parameter writesGroundTruth: whether frames will carry a ground-truth pose, written to
+  ///   `groundtruth.txt` and named in `session.json`.
+  public init(
+    folder: String, session: RecordingSession, encoding: ImageEncoding = .png, writesGroundTruth: Bool
+  ) throws(RecordingError) {
+    _ = try session.camera.validated(source: "session")
+    self.folder = folder
+    self.session = session
+    self.encoding = encoding
+    do {
+      try FileManager.default.createDirectory(atPath: folder + "/rgb", withIntermediateDirectories: true)
+      if session.sensors.depth {
+        try FileManager.default.createDirectory(atPath: folder + "/depth", withIntermediateDirectories: true)
+      }
+    } catch {
+      throw RecordingError(file: folder, "cannot create the folder: \(error.localizedDescription)")
+    }
+    frames = try TextFileWriter(path: folder + "/" + session.frames, header: "# timestamp image depth")
+    imu = try session.imu.map { name throws(RecordingError) in
+      try TextFileWriter(
+        path: folder + "/" + name, header: "# timestamp ax ay az gx gy gz (optical frame, m/s^2, rad/s)")
+    }
+    if writesGroundTruth {
+      var truth =
+        self.session.groundTruth ?? .init(trajectory: nil, planes: nil, taps: nil, gravity: nil)
+      truth.trajectory = truth.trajectory ?? "groundtruth.txt"
+      self.session.groundTruth = truth
+      trajectory = try TextFileWriter(
+        path: folder + "/" + truth.trajectory!,
+        header: "# timestamp tx ty tz qx qy qz qw (optical frame to world)")
+    } else {
+      trajectory = nil
+    }
+  }
+
+  /// Appends a frame. Images are `session.camera.width` x `height`; depth is in metres (NaN or 0 where
+  /// unknown) and is stored as 16-bit PNG in units of `session.depthScale`.
+  public func append(
+    timestamp: Double, image: CapturedImage, depth: DepthImage?, groundTruth: RigidTransform?
+  )
+    throws(RecordingError)
+  {
+    guard timestamp.isFinite, timestamp > lastTimestamp else {
+      throw RecordingError(
+        file: frames.path, "timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
+    }
+    let camera = session.camera
+    guard image.width == camera.width, image.height == camera.height else {
+      throw RecordingError(
+        file: folder,
+        "image is \(image.width)x\(image.height), the session says \(camera.width)x\(camera.height)")
+    }
+    let stem = String(format: "%06d", frameCount)
+    let imageName: String
+    switch encoding {
+    case .png: imageName = "rgb/\(stem).png"
+    case .jpeg: imageName = "rgb/\(stem).jpg"
+    }
+    let quality: Int
+    switch encoding {
+    case .png: quality = 3
+    case .jpeg(let q): quality = q
+    }
+    do {
+      switch image {
+      case .gray(let gray): try ImageCodec.write(gray, to: folder + "/" + imageName, quality: quality)
+      case .rgb(let rgb): try ImageCodec.write(rgb, to: folder + "/" + imageName, quality: quality)
+      }
+    } catch {
+      throw RecordingError(file: folder + "/" + imageName, error.message)
+    }
+    var depthName = "-"
+    if let depth {
+      guard session.sensors.depth else {
+        throw RecordingError(file: folder, "the session has no depth sensor")
+      }
+      guard depth.width == camera.width, depth.height == camera.height else {
+        throw RecordingError(
+          file: folder,
+          "depth is \(depth.width)x\(depth.height), the session says \(camera.width)x\(camera.height)")
+      }
+      depthName = "depth/\(stem).png"
+      let scale = session.depthScale
+      let values = depth.metres.map { metres -> UInt16 in
+        guard metres.isFinite, metres > 0 else { return 0 }
+        return UInt16(clamping: Int((Double(metres) / scale).rounded()))
+      }
+      do {
+        try ImageCodec.writeDepth16(
+          width: depth.width, height: depth.height, values: values, to: folder + "/" + depthName)
+      } catch {
+        throw RecordingError(file: folder + "/" + depthName, error.message)
+      }
+    }
+    try frames.write("\(Self.time(timestamp)) \(imageName) \(depthName)")
+    if let trajectory {
+      guard let groundTruth else {
+        throw RecordingError(file: trajectory.path, "frame \(frameCount) has no ground-truth pose")
+      }
+      try trajectory.write(
+        ([Self.time(timestamp)] + groundTruth.tumValues.map { String(format: "%.9f", $0) }).joined(
+          separator: " "))
+    }
+    lastTimestamp = timestamp
+    frameCount += 1
+  }
+
+  /// Appends an inertial sample (optical frame; m/s² and rad/s). Samples must come in time order.
+  public func append(imu sample: IMUSample) throws(RecordingError) {
+    guard let imu else { throw RecordingError(file: folder, "the session has no IMU") }
+    guard sample.timestamp > lastIMUTimestamp else {
+      throw RecordingError(
+        file: imu.path, "IMU timestamp \(sample.timestamp) is not after \(lastIMUTimestamp)")
+    }
+    lastIMUTimestamp = sample.timestamp
+    let a = sample.acceleration ?? .zero
+    let g = sample.rotationRate ?? .zero
+    let values = [a.x, a.y, a.z, g.x, g.y, g.z].map { String(format: "%.6f", $0) }
+    try imu.write(([Self.time(sample.timestamp)] + values).joined(separator: " "))
+  }
+
+  /// Flushes the index files and writes `session.json`.
+  /// - Parameter extraGroundTruth: names of further ground-truth files already written into the folder.
+  public func finish(planes: String? = nil, taps: String? = nil, gravity: SIMD3<Double>? = nil)
+    throws(RecordingError)
+  {
+    guard frameCount > 0 else { throw RecordingError(file: folder, "no frames were written") }
+    try frames.close()
+    try imu?.close()
+    try trajectory?.close()
+    if planes != nil || taps != nil || gravity != nil {
+      var truth = session.groundTruth ?? .init(trajectory: nil, planes: nil, taps: nil, gravity: nil)
+      truth.planes = planes ?? truth.planes
+      truth.taps = taps ?? truth.taps
+      truth.gravity = gravity.map { [$0.x, $0.y, $0.z] } ?? truth.gravity
+      session.groundTruth = truth
+    }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    do {
+      try encoder.encode(session).write(to: URL(fileURLWithPath: folder + "/session.json"), options: .atomic)
+    } catch {
+      throw RecordingError(file: folder + "/session.json", "cannot be written: \(error.localizedDescription)")
+    }
+  }
+
+  static func time(_ t: Double) -> String { String(format: "%.6f", t) }
+}
+
+/// A text file written line by line through a buffer.
+final class TextFileWriter {
+  let path: String
+  private let handle: FileHandle
+  private var buffer = ""
+
+  init(path: String, header: String?) throws(RecordingError) {
+    self.path = path
+    guard FileManager.default.createFile(atPath: path, contents: nil),
+      let handle = FileHandle(forWritingAtPath: path)
+    else { throw RecordingError(file: path, "cannot be created") }
+    self.handle = handle
+    if let header { try write(header) }
+  }
+
+  func write(_ line: String) throws(RecordingError) {
+    buffer += line
+    buffer += "\n"
+    if buffer.utf8.count > 1 << 16 { try flush() }
+  }
+
+  func flush() throws(RecordingError) {
+    do {
+      try handle.write(contentsOf: Data(buffer.utf8))
+    } catch {
+      throw RecordingError(file: path, "write failed: \(error.localizedDescription)")
+    }
+    buffer = ""
+  }
+
+  func close() throws(RecordingError) {
+    try flush()
+    try? handle.close()
+  }
+}

@@ -1,0 +1,196 @@
+import Foundation
+
+/// Reads a folder in the TUM RGB-D benchmark layout as is: `rgb.txt` (`timestamp file`),
+/// optional `depth.txt` (16-bit PNG in units of 1/5000 m, associated with each colour image by
+/// nearest timestamp within 20 ms), optional `groundtruth.txt` (TUM trajectory) and
+/// `accelerometer.txt` (`timestamp ax ay az`, specific force in m/s² in the optical frame).
+///
+/// Intrinsics come from, in order: ``FrameSourceOptions/intrinsicsOverride`` (`--intrinsics`), a
+/// sidecar `intrinsics.txt` in the folder (`fx fy cx cy`, one line), or the published preset when the
+/// folder name contains `freiburg1`, `freiburg2` or `freiburg3`. Without any of these opening fails.
+public struct TUMRecordingSource: FrameSource {
+  public let info: RecordingInfo
+  /// Metres per depth unit: 1/5000.
+  public static let depthScale = 1.0 / 5000.0
+  /// Largest time difference, in seconds, for a depth image to be associated with a colour image.
+  public static let associationWindow = 0.02
+
+  private let options: FrameSourceOptions
+  private let rgb: LineReader
+  private let depthIndex: LineReader?
+  private var depthWindow: [(time: Double, file: Substring, line: Int)] = []
+  private var depthFinished = false
+  private let imu: IMUStream?
+  private let trajectory: TrajectoryStream?
+  private var nextIndex = 0
+  private var lastTimestamp = -Double.infinity
+
+  /// Opens the TUM folder and determines its intrinsics.
+  /// - Throws: ``RecordingError`` naming the file and the problem.
+  public init(folder: String, options: FrameSourceOptions = FrameSourceOptions()) throws(RecordingError) {
+    self.options = options
+    let rgbPath = folder + "/rgb.txt"
+    // One pass over the index to count frames and find the first image's size.
+    let counter = try LineReader(path: rgbPath)
+    var count = 0
+    var first: (file: Substring, line: Int)?
+    while let fields = try counter.nextRecord() {
+      count += 1
+      if first == nil {
+        guard fields.count >= 2 else { throw counter.error("expected 'timestamp filename'") }
+        first = (fields[1], counter.lineNumber)
+      }
+    }
+    guard let first else { throw RecordingError(file: rgbPath, "the recording has no frames") }
+    let firstBytes = try FrameFiles.bytes(
+      FrameFiles.resolve(first.file, in: folder), listedIn: rgbPath, line: first.line)
+    let size: (width: Int, height: Int)
+    do {
+      let image = try ImageCodec.decodeGray(firstBytes)
+      size = (image.width, image.height)
+    } catch {
+      throw RecordingError(file: FrameFiles.resolve(first.file, in: folder), error.message)
+    }
+    let (intrinsics, source) = try Self.intrinsics(folder: folder, options: options, size: size)
+
+    rgb = try LineReader(path: rgbPath)
+    let fm = FileManager.default
+    depthIndex =
+      fm.fileExists(atPath: folder + "/depth.txt") ? try LineReader(path: folder + "/depth.txt") : nil
+    imu =
+      fm.fileExists(atPath: folder + "/accelerometer.txt")
+      ? try IMUStream(path: folder + "/accelerometer.txt") { reader, fields throws(RecordingError) in
+        guard fields.count == 4 else {
+          throw reader.error("expected 'timestamp ax ay az', got \(fields.count) fields")
+        }
+        var v: [Double] = []
+        for (field, name) in zip(fields, ["timestamp", "ax", "ay", "az"]) {
+          v.append(try reader.number(field, name))
+        }
+        return IMUSample(timestamp: v[0], acceleration: SIMD3(v[1], v[2], v[3]), rotationRate: nil)
+      } : nil
+    trajectory =
+      fm.fileExists(atPath: folder + "/groundtruth.txt")
+      ? try TrajectoryStream(path: folder + "/groundtruth.txt", maxGap: 0.1) : nil
+    info = RecordingInfo(
+      path: folder, format: .tum, intrinsics: intrinsics, intrinsicsSource: source,
+      hasDepth: depthIndex != nil, hasAccelerometer: imu != nil, hasGyroscope: false,
+      hasGroundTruth: trajectory != nil, frameRate: nil, frameCount: count, groundTruthGravity: nil)
+  }
+
+  private static func intrinsics(folder: String, options: FrameSourceOptions, size: (width: Int, height: Int))
+    throws(RecordingError) -> (CameraIntrinsics, String)
+  {
+    if let given = options.intrinsicsOverride {
+      return (
+        try given.resized(width: size.width, height: size.height, source: "--intrinsics"), "--intrinsics"
+      )
+    }
+    let sidecar = folder + "/intrinsics.txt"
+    if FileManager.default.fileExists(atPath: sidecar) {
+      let reader = try LineReader(path: sidecar)
+      guard let fields = try reader.nextRecord() else { throw RecordingError(file: sidecar, "is empty") }
+      let source = "\(sidecar):\(reader.lineNumber)"
+      let parsed = try CameraIntrinsics.parse(fields.joined(separator: ","), source: source)
+      return (try parsed.resized(width: size.width, height: size.height, source: source), "intrinsics.txt")
+    }
+    let name = (folder as NSString).standardizingPath.split(separator: "/").last.map(String.init) ?? folder
+    for preset in ["freiburg1", "freiburg2", "freiburg3"] where name.contains(preset) {
+      var intrinsics = CameraIntrinsics.tumPreset(preset)!
+      guard intrinsics.width == size.width, intrinsics.height == size.height else {
+        throw RecordingError(
+          file: folder,
+          "images are \(size.width)x\(size.height) but the \(preset) preset is for \(intrinsics.width)x\(intrinsics.height)"
+        )
+      }
+      intrinsics = try intrinsics.validated(source: preset)
+      return (intrinsics, "preset \(preset)")
+    }
+    throw RecordingError(
+      file: folder,
+      "TUM folder without intrinsics: pass --intrinsics fx,fy,cx,cy, add intrinsics.txt, or use a folder named after freiburg1/2/3"
+    )
+  }
+
+  /// The depth file closest in time to `time` within the association window, if any.
+  private mutating func associatedDepth(_ time: Double) throws(RecordingError) -> (
+    file: Substring, line: Int
+  )? {
+    guard let depthIndex else { return nil }
+    let window = Self.associationWindow
+    while !depthFinished, depthWindow.last.map({ $0.time <= time + window }) ?? true {
+      guard let fields = try depthIndex.nextRecord() else {
+        depthFinished = true
+        break
+      }
+      guard fields.count >= 2 else { throw depthIndex.error("expected 'timestamp filename'") }
+      let t = try depthIndex.number(fields[0], "timestamp")
+      if let last = depthWindow.last, t <= last.time {
+        throw depthIndex.error("timestamp \(t) is not after the previous depth image's \(last.time)")
+      }
+      depthWindow.append((t, fields[1], depthIndex.lineNumber))
+    }
+    depthWindow.removeAll { $0.time < time - window }
+    let best = depthWindow.filter { abs($0.time - time) <= window }.min {
+      abs($0.time - time) < abs($1.time - time)
+    }
+    return best.map { ($0.file, $0.line) }
+  }
+
+  public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    guard let fields = try rgb.nextRecord() else { return nil }
+    guard fields.count == 2 else {
+      throw rgb.error("expected 'timestamp filename', got \(fields.count) fields")
+    }
+    let timestamp = try rgb.number(fields[0], "timestamp")
+    guard timestamp > lastTimestamp else {
+      throw rgb.error("timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
+    }
+    lastTimestamp = timestamp
+    let image = try FrameFiles.image(
+      FrameFiles.resolve(fields[1], in: info.path), color: options.decodeColor, intrinsics: info.intrinsics,
+      listedIn: rgb.path, line: rgb.lineNumber)
+    var depth: DepthImage?
+    if options.loadDepth, let (file, line) = try associatedDepth(timestamp) {
+      depth = try FrameFiles.depth(
+        FrameFiles.resolve(file, in: info.path), metresPerUnit: Self.depthScale, intrinsics: info.intrinsics,
+        listedIn: info.path + "/depth.txt", line: line)
+    }
+    let frame = RecordedFrame(
+      index: nextIndex, timestamp: timestamp, image: image, depth: depth,
+      imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp))
+    nextIndex += 1
+    return frame
+  }
+}
+
+/// Opening a recording folder whatever its layout.
+public enum Recording {
+  /// Detects the layout of `folder` from the files present: `session.json` means ARSim,
+  /// `rgb.txt` means TUM.
+  public static func detectFormat(folder: String) throws(RecordingError) -> RecordingFormat {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+      throw RecordingError(file: folder, "no such folder")
+    }
+    guard isDirectory.boolValue else {
+      throw RecordingError(file: folder, "is a file, expected a recording folder")
+    }
+    if FileManager.default.fileExists(atPath: folder + "/session.json") { return .arsim }
+    if FileManager.default.fileExists(atPath: folder + "/rgb.txt") { return .tum }
+    throw RecordingError(
+      file: folder, "not a recording: neither session.json (ARSim) nor rgb.txt (TUM) is there")
+  }
+
+  /// Opens `folder` with the reader for `format` (detected when nil).
+  public static func open(
+    folder: String, format: RecordingFormat? = nil, options: FrameSourceOptions = FrameSourceOptions()
+  ) throws(RecordingError) -> any FrameSource {
+    let resolved: RecordingFormat
+    if let format { resolved = format } else { resolved = try detectFormat(folder: folder) }
+    switch resolved {
+    case .arsim: return try ARSimRecordingSource(folder: folder, options: options)
+    case .tum: return try TUMRecordingSource(folder: folder, options: options)
+    }
+  }
+}

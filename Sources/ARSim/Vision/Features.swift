@@ -1,0 +1,317 @@
+internal import CVision
+
+/// A detected image feature.
+package struct Keypoint: Sendable, Equatable {
+  /// Column of the feature in pixels (origin at the centre of the top-left pixel).
+  package var x: Float
+  /// Row of the feature in pixels (origin at the centre of the top-left pixel, +y down).
+  package var y: Float
+  /// Detector response (FAST score, ORB Harris score, or GFTT minimum eigenvalue); larger is stronger.
+  package var response: Float
+  /// Diameter of the meaningful neighbourhood in pixels (at the base level).
+  package var size: Float
+  /// Orientation in degrees (ORB), or -1 when not computed.
+  package var angle: Float
+  /// Pyramid level the feature was found on (0 = full resolution).
+  package var octave: Int
+
+  /// Creates a keypoint.
+  package init(x: Float, y: Float, response: Float, size: Float, angle: Float, octave: Int) {
+    self.x = x
+    self.y = y
+    self.response = response
+    self.size = size
+    self.angle = angle
+    self.octave = octave
+  }
+
+  /// The position (x, y) in pixels.
+  package var position: SIMD2<Float> { SIMD2(x, y) }
+}
+
+/// A 256-bit ORB (rBRIEF) descriptor; bytes 8k...8k+7 are word k, little-endian.
+package struct ORBDescriptor: Sendable, Hashable {
+  /// The 256 bits as four 64-bit words.
+  package var words: SIMD4<UInt64>
+
+  /// Creates a descriptor from its words.
+  package init(words: SIMD4<UInt64>) {
+    self.words = words
+  }
+
+  /// Creates a descriptor from its 32 bytes (checked).
+  package init<Bytes: Collection>(bytes: Bytes) where Bytes.Element == UInt8 {
+    precondition(bytes.count == 32, "an ORB descriptor has 32 bytes")
+    var words = SIMD4<UInt64>()
+    for (i, byte) in bytes.enumerated() {
+      words[i / 8] |= UInt64(byte) << UInt64(8 * (i % 8))
+    }
+    self.words = words
+  }
+
+  /// The 32 bytes of the descriptor.
+  package var bytes: [UInt8] {
+    (0..<32).map { UInt8(truncatingIfNeeded: words[$0 / 8] >> UInt64(8 * ($0 % 8))) }
+  }
+
+  /// The Hamming distance (number of differing bits, 0...256) to `other`.
+  package func distance(to other: ORBDescriptor) -> Int {
+    let difference = words ^ other.words
+    return difference[0].nonzeroBitCount + difference[1].nonzeroBitCount + difference[2].nonzeroBitCount
+      + difference[3].nonzeroBitCount
+  }
+}
+
+/// Detects corner features in gray images (OpenCV's FAST, ORB or Shi-Tomasi "good features to track").
+///
+/// Results are deterministic: strongest response first, ties broken by y, then x.
+package struct FeatureDetector: Sendable, Equatable, Codable {
+  /// The detection method.
+  package enum Method: String, Sendable, Equatable, Codable {
+    /// FAST-9 corners with non-maximum suppression, at full resolution.
+    case fast
+    /// ORB: FAST corners on an image pyramid, ranked by Harris score, with orientation and descriptors.
+    case orb
+    /// Shi-Tomasi corners (minimum eigenvalue), with a minimum spacing.
+    case gftt
+  }
+
+  /// The detection method (default `.fast`).
+  package var method: Method
+  /// Upper bound on the number of features returned (default 1000).
+  package var maxFeatures: Int
+  /// FAST intensity threshold (0...255, default 20) for `.fast` and `.orb`; for `.gftt` the quality
+  /// level in (0, 1) relative to the strongest corner (default 0.01).
+  package var threshold: Float
+  /// Minimum distance between `.gftt` features in pixels (default 10); ignored otherwise.
+  package var minDistance: Float
+  /// Number of ORB pyramid levels (default 8); ignored otherwise.
+  package var pyramidLevels: Int
+  /// Scale between ORB pyramid levels, > 1 (default 1.2); ignored otherwise.
+  package var scaleFactor: Float
+
+  /// Creates a detector; `threshold` defaults to 20 for `.fast` and `.orb` and to 0.01 for `.gftt`.
+  package init(
+    method: Method = .fast, maxFeatures: Int = 1000, threshold: Float? = nil, minDistance: Float = 10,
+    pyramidLevels: Int = 8, scaleFactor: Float = 1.2
+  ) {
+    self.method = method
+    self.maxFeatures = maxFeatures
+    self.threshold = threshold ?? (method == .gftt ? 0.01 : 20)
+    self.minDistance = minDistance
+    self.pyramidLevels = pyramidLevels
+    self.scaleFactor = scaleFactor
+  }
+
+  /// Detects features in `image`, strongest first. `mask` (optional, `width * height` bytes,
+  /// row-major) keeps only features on non-zero pixels.
+  package func detect(in image: GrayImage, mask: [UInt8]? = nil) throws(VisionError) -> [Keypoint] {
+    try run(image: image, mask: mask, describe: false).keypoints
+  }
+
+  /// Detects ORB features and computes their descriptors (`descriptors[i]` belongs to
+  /// `keypoints[i]`). Throws `.invalidArgument` unless `method` is `.orb`.
+  package func detectAndDescribe(
+    in image: GrayImage, mask: [UInt8]? = nil
+  ) throws(VisionError) -> (keypoints: [Keypoint], descriptors: [ORBDescriptor]) {
+    guard method == .orb else { throw .invalidArgument("descriptors are only computed by the ORB method") }
+    return try run(image: image, mask: mask, describe: true)
+  }
+
+  private func run(
+    image: GrayImage, mask: [UInt8]?, describe: Bool
+  ) throws(VisionError) -> (keypoints: [Keypoint], descriptors: [ORBDescriptor]) {
+    if let mask, mask.count != image.pixels.count {
+      throw .invalidArgument("mask has \(mask.count) bytes; the image has \(image.pixels.count) pixels")
+    }
+    let capacity = max(0, maxFeatures)
+    let cMethod: Int32
+    switch method {
+    case .fast: cMethod = Int32(CV_FEATURE_FAST)
+    case .orb: cMethod = Int32(CV_FEATURE_ORB)
+    case .gftt: cMethod = Int32(CV_FEATURE_GFTT)
+    }
+    let params = cv_feature_params(
+      method: cMethod, max_features: try VisionError.int32(maxFeatures, "maxFeatures"), threshold: threshold,
+      min_distance: minDistance, pyramid_levels: try VisionError.int32(pyramidLevels, "pyramidLevels"),
+      scale_factor: scaleFactor)
+    let width = try VisionError.int32(image.width, "image.width")
+    let height = try VisionError.int32(image.height, "image.height")
+    let cCapacity = try VisionError.int32(capacity, "maxFeatures")
+    var keypoints = [cv_keypoint](repeating: cv_keypoint(), count: capacity)
+    var descriptorBytes = [UInt8](repeating: 0, count: describe ? 32 * capacity : 0)
+    var count: Int32 = 0
+    var status = cv_status()
+    let code = image.pixels.withUnsafeBufferPointer { pixels in
+      withOptionalBuffer(mask) { maskPointer in
+        keypoints.withUnsafeMutableBufferPointer { keypointBuffer in
+          descriptorBytes.withUnsafeMutableBufferPointer { descriptorBuffer in
+            let gray = cv_gray_image(pixels: pixels.baseAddress, width: width, height: height, stride: width)
+            return cv_detect_features(
+              gray, maskPointer, params, keypointBuffer.baseAddress,
+              describe ? descriptorBuffer.baseAddress : nil, cCapacity, &count, &status)
+          }
+        }
+      }
+    }
+    try VisionError.check(code, status)
+    let n = Int(count)
+    let result = keypoints.prefix(n).map {
+      Keypoint(
+        x: $0.x, y: $0.y, response: $0.response, size: $0.size, angle: $0.angle, octave: Int($0.octave))
+    }
+    let descriptors =
+      describe ? (0..<n).map { ORBDescriptor(bytes: descriptorBytes[32 * $0..<32 * $0 + 32]) } : []
+    return (result, descriptors)
+  }
+}
+
+/// Parameters of pyramidal Lucas-Kanade tracking.
+package struct KLTParams: Sendable, Equatable, Codable {
+  /// Side of the square search window in pixels; odd, at least 5 (default 21).
+  package var window: Int
+  /// Pyramid levels above full resolution (default 3).
+  package var levels: Int
+  /// Iterations per pyramid level (default 30).
+  package var maxIterations: Int
+  /// Convergence threshold on the update, pixels (default 0.01).
+  package var epsilon: Float
+  /// Points whose mean absolute patch difference (intensity levels per pixel) exceeds this are
+  /// lost (default 30).
+  package var maxError: Float
+
+  /// Creates parameters; every argument has the documented default.
+  package init(
+    window: Int = 21, levels: Int = 3, maxIterations: Int = 30, epsilon: Float = 0.01, maxError: Float = 30
+  ) {
+    self.window = window
+    self.levels = levels
+    self.maxIterations = maxIterations
+    self.epsilon = epsilon
+    self.maxError = maxError
+  }
+}
+
+/// Sparse optical flow.
+package enum OpticalFlow {
+  /// Tracks `points` (pixels in `from`) into `to` with pyramidal Lucas-Kanade.
+  ///
+  /// Returns one entry per point: its position in `to` in pixels, or `nil` when it was lost
+  /// (no convergence, patch error above `params.maxError`, or outside the image).
+  /// `initial` (optional, one per point) are starting guesses in `to`.
+  package static func trackKLT(
+    from: GrayImage, to: GrayImage, points: [SIMD2<Float>], params: KLTParams = KLTParams(),
+    initial: [SIMD2<Float>]? = nil
+  ) throws(VisionError) -> [SIMD2<Float>?] {
+    if let initial, initial.count != points.count {
+      throw .invalidArgument("initial has \(initial.count) points; points has \(points.count)")
+    }
+    let count = try VisionError.int32(points.count, "points.count")
+    let cParams = cv_klt_params(
+      window: try VisionError.int32(params.window, "params.window"),
+      levels: try VisionError.int32(params.levels, "params.levels"),
+      max_iterations: try VisionError.int32(params.maxIterations, "params.maxIterations"),
+      epsilon: params.epsilon, max_error: params.maxError, use_initial: initial == nil ? 0 : 1)
+    let fromWidth = try VisionError.int32(from.width, "from.width")
+    let fromHeight = try VisionError.int32(from.height, "from.height")
+    let toWidth = try VisionError.int32(to.width, "to.width")
+    let toHeight = try VisionError.int32(to.height, "to.height")
+    var previous = [Float]()
+    previous.reserveCapacity(2 * points.count)
+    for p in points { previous += [p.x, p.y] }
+    var next = [Float](repeating: 0, count: 2 * points.count)
+    if let initial {
+      for (i, p) in initial.enumerated() {
+        next[2 * i] = p.x
+        next[2 * i + 1] = p.y
+      }
+    }
+    var found = [UInt8](repeating: 0, count: points.count)
+    var status = cv_status()
+    let code = from.pixels.withUnsafeBufferPointer { fromPixels in
+      to.pixels.withUnsafeBufferPointer { toPixels in
+        previous.withUnsafeBufferPointer { previousBuffer in
+          next.withUnsafeMutableBufferPointer { nextBuffer in
+            found.withUnsafeMutableBufferPointer { foundBuffer in
+              cv_track_klt(
+                cv_gray_image(
+                  pixels: fromPixels.baseAddress, width: fromWidth, height: fromHeight, stride: fromWidth),
+                cv_gray_image(
+                  pixels: toPixels.baseAddress, width: toWidth, height: toHeight, stride: toWidth),
+                previousBuffer.baseAddress, count, cParams, nextBuffer.baseAddress, foundBuffer.baseAddress,
+                nil,
+                &status)
+            }
+          }
+        }
+      }
+    }
+    try VisionError.check(code, status)
+    return (0..<points.count).map { found[$0] != 0 ? SIMD2(next[2 * $0], next[2 * $0 + 1]) : nil }
+  }
+}
+
+/// A correspondence between two descriptor lists.
+package struct DescriptorMatch: Sendable, Equatable {
+  /// Index in the first list.
+  package var a: Int
+  /// Index in the second list.
+  package var b: Int
+  /// Hamming distance in bits (0...256).
+  package var distance: Int
+
+  /// Creates a match.
+  package init(a: Int, b: Int, distance: Int) {
+    self.a = a
+    self.b = b
+    self.distance = distance
+  }
+}
+
+/// Brute-force matching of ORB descriptors by Hamming distance.
+package enum DescriptorMatcher {
+  /// Matches each descriptor of `a` to its nearest neighbour in `b`.
+  ///
+  /// A match is kept when its distance is at most `maxDistance` bits, it passes Lowe's ratio
+  /// test (best < `ratio` * second best; `ratio` in (0, 1], 1 disables the test) and, when
+  /// `crossCheck` is true, `a` is also the nearest neighbour of its match in `b`. Ties go to
+  /// the lower index. The result is sorted by index in `a`.
+  package static func match(
+    _ a: [ORBDescriptor], _ b: [ORBDescriptor], maxDistance: Int = 64, ratio: Float = 0.8,
+    crossCheck: Bool = true
+  ) throws(VisionError) -> [DescriptorMatch] {
+    let countA = try VisionError.int32(a.count, "a.count")
+    let countB = try VisionError.int32(b.count, "b.count")
+    let cMaxDistance = try VisionError.int32(maxDistance, "maxDistance")
+    let bytesA = a.flatMap(\.bytes)
+    let bytesB = b.flatMap(\.bytes)
+    var pairs = [Int32](repeating: 0, count: 2 * a.count)
+    var distances = [Int32](repeating: 0, count: a.count)
+    var count: Int32 = 0
+    var status = cv_status()
+    let code = bytesA.withUnsafeBufferPointer { bufferA in
+      bytesB.withUnsafeBufferPointer { bufferB in
+        pairs.withUnsafeMutableBufferPointer { pairBuffer in
+          distances.withUnsafeMutableBufferPointer { distanceBuffer in
+            cv_match_descriptors(
+              bufferA.baseAddress, countA, bufferB.baseAddress, countB, cMaxDistance, ratio,
+              crossCheck ? 1 : 0,
+              pairBuffer.baseAddress, distanceBuffer.baseAddress, countA, &count, &status)
+          }
+        }
+      }
+    }
+    try VisionError.check(code, status)
+    return (0..<Int(count)).map {
+      DescriptorMatch(a: Int(pairs[2 * $0]), b: Int(pairs[2 * $0 + 1]), distance: Int(distances[$0]))
+    }
+  }
+}
+
+/// Calls `body` with the base address of `array`, or with `nil` when `array` is `nil`.
+private func withOptionalBuffer<Result>(
+  _ array: [UInt8]?, _ body: (UnsafePointer<UInt8>?) -> Result
+) -> Result {
+  guard let array else { return body(nil) }
+  return array.withUnsafeBufferPointer { body($0.baseAddress) }
+}

@@ -1,0 +1,115 @@
+internal import CVision
+
+/// Decodes and writes image files through OpenCV.
+///
+/// Decoding rejects truncated PNG (no IEND chunk) and JPEG (no end-of-image marker)
+/// data with a `.decode` error, instead of returning grey rows. EXIF orientation
+/// is ignored: pixels come out as stored, so that they match the camera intrinsics.
+package enum ImageCodec {
+  /// Decodes PNG, JPEG or any other format OpenCV reads into an 8-bit gray image
+  /// (colour input is converted with OpenCV's BT.601 weights; 16-bit input is scaled to 8 bits).
+  package static func decodeGray(_ data: [UInt8]) throws(VisionError) -> GrayImage {
+    let decoded = try decode(data, mode: Int32(CV_DECODE_GRAY8), as: UInt8.self)
+    return GrayImage(width: decoded.width, height: decoded.height, pixels: decoded.values)
+  }
+
+  /// Decodes an image into 8-bit R, G, B (gray input is replicated into the three channels).
+  package static func decodeRGB(_ data: [UInt8]) throws(VisionError) -> RGBImage {
+    let decoded = try decode(data, mode: Int32(CV_DECODE_RGB8), as: UInt8.self)
+    return RGBImage(width: decoded.width, height: decoded.height, pixels: decoded.values)
+  }
+
+  /// Decodes a single-channel 16-bit image (normally a depth PNG) without any conversion:
+  /// `values` holds `width * height` raw values, row-major. Anything that is not
+  /// single-channel 16-bit is rejected with a `.decode` error naming its type.
+  package static func decodeDepth16(_ data: [UInt8]) throws(VisionError) -> (
+    width: Int, height: Int, values: [UInt16]
+  ) {
+    try decode(data, mode: Int32(CV_DECODE_DEPTH16), as: UInt16.self)
+  }
+
+  /// Writes a gray image; the format follows the extension of `path` (`.png`, `.jpg`, `.jpeg`).
+  /// `quality` is the JPEG quality (1...100, default 95) or the PNG compression level
+  /// (0...9, default 3; PNG is lossless at every level).
+  package static func write(_ image: GrayImage, to path: String, quality: Int? = nil) throws(VisionError) {
+    try write(
+      pixels: image.pixels, width: image.width, height: image.height, channels: 1, bytesPerChannel: 1,
+      path: path, quality: quality)
+  }
+
+  /// Writes a colour image (R, G, B); format and `quality` as for the gray overload.
+  package static func write(_ image: RGBImage, to path: String, quality: Int? = nil) throws(VisionError) {
+    try write(
+      pixels: image.pixels, width: image.width, height: image.height, channels: 3, bytesPerChannel: 1,
+      path: path, quality: quality)
+  }
+
+  /// Writes raw 16-bit single-channel values (row-major, `width * height` of them) as a
+  /// 16-bit PNG; `path` must end in `.png`. `compression` is the PNG level 0...9.
+  package static func writeDepth16(
+    width: Int, height: Int, values: [UInt16], to path: String, compression: Int = 3
+  ) throws(VisionError) {
+    guard width > 0, height > 0, values.count == width * height else {
+      throw .invalidArgument("values.count (\(values.count)) must be width * height (\(width) x \(height))")
+    }
+    let bytes = values.withUnsafeBytes { [UInt8]($0) }
+    try write(
+      pixels: bytes, width: width, height: height, channels: 1, bytesPerChannel: 2, path: path,
+      quality: compression)
+  }
+
+  // MARK: Implementation
+
+  private static func write(
+    pixels: [UInt8], width: Int, height: Int, channels: Int32, bytesPerChannel: Int32, path: String,
+    quality: Int?
+  ) throws(VisionError) {
+    let lowercased = path.lowercased()
+    let level = quality ?? (lowercased.hasSuffix(".png") ? 3 : 95)
+    let w = try VisionError.int32(width, "width")
+    let h = try VisionError.int32(height, "height")
+    let q = try VisionError.int32(level, "quality")
+    var status = cv_status()
+    let code = pixels.withUnsafeBufferPointer { buffer in
+      cv_image_write(path, buffer.baseAddress, w, h, channels, bytesPerChannel, q, &status)
+    }
+    try VisionError.check(code, status)
+  }
+
+  /// Decodes in two calls: a size query (answered from the header for PNG and JPEG),
+  /// then the decode into a buffer of the reported size.
+  private static func decode<Element: FixedWidthInteger>(
+    _ data: [UInt8], mode: Int32, as _: Element.Type
+  ) throws(VisionError) -> (width: Int, height: Int, values: [Element]) {
+    var info = cv_image_info()
+    var status = cv_status()
+    let probe = data.withUnsafeBufferPointer { input in
+      cv_image_decode(input.baseAddress, input.count, mode, nil, 0, &info, &status)
+    }
+    guard probe == Int32(CV_ERR_BUFFER_TOO_SMALL) else {
+      try VisionError.check(probe, status)
+      // A zero-byte image cannot decode successfully into a zero-byte buffer.
+      throw VisionError(code: Int32(CV_ERR_INTERNAL), message: "image decoder returned no size")
+    }
+    let byteCount = Int(info.byte_count)
+    let stride = MemoryLayout<Element>.stride
+    guard byteCount > 0, byteCount % stride == 0 else {
+      throw VisionError(code: Int32(CV_ERR_INTERNAL), message: "image decoder reported \(byteCount) bytes")
+    }
+    var code = Int32(CV_OK)
+    let values = [Element](unsafeUninitializedCapacity: byteCount / stride) { buffer, initialized in
+      code = data.withUnsafeBufferPointer { input in
+        cv_image_decode(
+          input.baseAddress, input.count, mode,
+          UnsafeMutableRawPointer(buffer.baseAddress)?
+            .assumingMemoryBound(to: UInt8.self), byteCount, &info, &status)
+      }
+      initialized = code == Int32(CV_OK) ? buffer.count : 0
+    }
+    try VisionError.check(code, status)
+    guard Int(info.byte_count) == byteCount else {
+      throw VisionError(code: Int32(CV_ERR_INTERNAL), message: "image size changed between calls")
+    }
+    return (Int(info.width), Int(info.height), values)
+  }
+}

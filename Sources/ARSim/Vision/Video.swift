@@ -1,0 +1,117 @@
+internal import CVision
+
+/// Reads the frames of a video file in order (OpenCV's FFmpeg backend).
+///
+/// Owns the decoder and closes it when released. Not `Sendable`: use one reader from one
+/// task at a time.
+package final class VideoReader {
+  /// Frame width in pixels.
+  package let width: Int
+  /// Frame height in pixels.
+  package let height: Int
+  /// Nominal frame rate in frames per second as the container states it; 0 when unknown.
+  package let framesPerSecond: Double
+  /// Frame count as the container reports it; may be 0 or approximate.
+  package let reportedFrameCount: Int
+
+  private let handle: OpaquePointer
+
+  /// Opens `path`; throws `.io` when it cannot be opened.
+  package init(path: String) throws(VisionError) {
+    var info = cv_video_info()
+    var status = cv_status()
+    guard let handle = cv_video_open(path, &info, &status) else {
+      throw VisionError(status)
+    }
+    self.handle = handle
+    width = Int(info.width)
+    height = Int(info.height)
+    framesPerSecond = info.fps
+    reportedFrameCount = Int(info.frame_count)
+  }
+
+  deinit {
+    cv_video_close(handle)
+  }
+
+  /// The next frame as a gray image and its presentation time in seconds from the start of
+  /// the stream (the container's timestamp, or frame index / frame rate when it has none);
+  /// `nil` at the end of the stream.
+  package func nextGrayFrame() throws(VisionError) -> (image: GrayImage, timestamp: Double)? {
+    guard let (pixels, timestamp) = try read(mode: Int32(CV_DECODE_GRAY8), channels: 1) else { return nil }
+    return (GrayImage(width: width, height: height, pixels: pixels), timestamp)
+  }
+
+  /// The next frame in R, G, B order and its presentation time in seconds; `nil` at the end.
+  package func nextRGBFrame() throws(VisionError) -> (image: RGBImage, timestamp: Double)? {
+    guard let (pixels, timestamp) = try read(mode: Int32(CV_DECODE_RGB8), channels: 3) else { return nil }
+    return (RGBImage(width: width, height: height, pixels: pixels), timestamp)
+  }
+
+  private func read(mode: Int32, channels: Int) throws(VisionError) -> ([UInt8], Double)? {
+    let count = width * height * channels
+    var status = cv_status()
+    var timestamp = 0.0
+    var outcome: Int32 = -1
+    let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+      outcome = cv_video_read(handle, mode, buffer.baseAddress, buffer.count, &timestamp, &status)
+      initialized = outcome == 1 ? count : 0
+    }
+    switch outcome {
+    case 1: return (pixels, timestamp)
+    case 0: return nil
+    default: throw VisionError(status)
+    }
+  }
+}
+
+/// Writes RGB frames to an MPEG-4 (`mp4v`) video file.
+///
+/// Owns the encoder; the file is complete after `finish()` or when the writer is released.
+/// Not `Sendable`: use one writer from one task at a time.
+package final class VideoWriter {
+  /// Frame width in pixels.
+  package let width: Int
+  /// Frame height in pixels.
+  package let height: Int
+  /// Frame rate in frames per second; frame i is stamped i / framesPerSecond seconds.
+  package let framesPerSecond: Double
+
+  private var handle: OpaquePointer?
+
+  /// Creates (or replaces) the video at `path`; throws `.io` when the encoder cannot be opened.
+  package init(path: String, width: Int, height: Int, framesPerSecond: Double) throws(VisionError) {
+    let w = try VisionError.int32(width, "width")
+    let h = try VisionError.int32(height, "height")
+    var status = cv_status()
+    guard let handle = cv_video_writer_open(path, w, h, framesPerSecond, &status) else {
+      throw VisionError(status)
+    }
+    self.handle = handle
+    self.width = width
+    self.height = height
+    self.framesPerSecond = framesPerSecond
+  }
+
+  deinit {
+    if let handle { cv_video_writer_close(handle) }
+  }
+
+  /// Appends a frame; it must have the writer's size.
+  package func write(_ frame: RGBImage) throws(VisionError) {
+    guard let handle else { throw .invalidArgument("the video writer has already finished") }
+    guard frame.width == width, frame.height == height else {
+      throw .invalidArgument(
+        "frame is \(frame.width) x \(frame.height) but the video is \(width) x \(height)")
+    }
+    var status = cv_status()
+    let code = frame.pixels.withUnsafeBufferPointer { cv_video_writer_write(handle, $0.baseAddress, &status) }
+    try VisionError.check(code, status)
+  }
+
+  /// Finalises the file; later writes throw. Calling it again does nothing.
+  package func finish() {
+    if let handle { cv_video_writer_close(handle) }
+    handle = nil
+  }
+}

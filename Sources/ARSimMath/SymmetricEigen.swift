@@ -1,0 +1,96 @@
+/// The eigen-decomposition of a symmetric 3×3 matrix (for example a covariance), by cyclic Jacobi
+/// rotations.
+///
+/// Only the symmetric part `(m + mᵀ)/2` is used. `eigenvalues` are sorted ascending and column `i` of
+/// `eigenvectors` is the unit eigenvector of `eigenvalues[i]`; each eigenvector's component of largest
+/// magnitude is made positive so the result is deterministic. Accuracy is near machine precision relative
+/// to the largest eigenvalue magnitude.
+public func symmetricEigenDecomposition(
+  _ matrix: simd_double3x3
+) -> (eigenvalues: SIMD3<Double>, eigenvectors: simd_double3x3) {
+  var a = SIMD16<Double>(repeating: 0)
+  for r in 0..<3 {
+    for c in 0..<3 { a[r * 4 + c] = (matrix[c, r] + matrix[r, c]) / 2 }
+  }
+  let (values, vectors) = jacobiEigen(a, size: 3)
+  let v = { (i: Int) in SIMD3(vectors[0 * 4 + i], vectors[1 * 4 + i], vectors[2 * 4 + i]) }
+  return (SIMD3(values[0], values[1], values[2]), simd_double3x3(v(0), v(1), v(2)))
+}
+
+/// Cyclic Jacobi eigen-solver for a symmetric `size`×`size` matrix (`size` ≤ 4) stored row-major in the
+/// first rows/columns of a 4×4 block (`a[row * 4 + column]`). Returns the eigenvalues sorted ascending
+/// and the eigenvectors as the columns of the same kind of block, each with its largest-magnitude
+/// component positive.
+func jacobiEigen(_ input: SIMD16<Double>, size n: Int) -> (values: SIMD4<Double>, vectors: SIMD16<Double>) {
+  precondition(n >= 1 && n <= 4)
+  var a = input
+  var v = SIMD16<Double>(repeating: 0)
+  for i in 0..<n { v[i * 4 + i] = 1 }
+  var frobenius = 0.0
+  for r in 0..<n {
+    for c in 0..<n { frobenius += a[r * 4 + c] * a[r * 4 + c] }
+  }
+  let threshold = frobenius * 1e-36
+  for _ in 0..<64 {
+    var off = 0.0
+    for p in 0..<n {
+      for q in (p + 1)..<n { off += a[p * 4 + q] * a[p * 4 + q] }
+    }
+    if off <= threshold || off == 0 { break }
+    for p in 0..<(n - 1) {
+      for q in (p + 1)..<n {
+        let apq = a[p * 4 + q]
+        if apq == 0 { continue }
+        // Rotation that annihilates a[p][q]: t = tan(φ) is the smaller root of t² + 2θt − 1 = 0.
+        let theta = (a[q * 4 + q] - a[p * 4 + p]) / (2 * apq)
+        let t: Double
+        if theta.magnitude > 1e150 {
+          t = 1 / (2 * theta)
+        } else {
+          let sign: Double = theta >= 0 ? 1 : -1
+          t = sign / (theta.magnitude + (theta * theta + 1).squareRoot())
+        }
+        let c = 1 / (t * t + 1).squareRoot()
+        let s = t * c
+        for k in 0..<n {
+          // Columns p and q of a ← a·J.
+          let akp = a[k * 4 + p]
+          let akq = a[k * 4 + q]
+          a[k * 4 + p] = c * akp - s * akq
+          a[k * 4 + q] = s * akp + c * akq
+        }
+        for k in 0..<n {
+          // Rows p and q of a ← Jᵀ·a.
+          let apk = a[p * 4 + k]
+          let aqk = a[q * 4 + k]
+          a[p * 4 + k] = c * apk - s * aqk
+          a[q * 4 + k] = s * apk + c * aqk
+        }
+        a[p * 4 + q] = 0
+        a[q * 4 + p] = 0
+        for k in 0..<n {
+          let vkp = v[k * 4 + p]
+          let vkq = v[k * 4 + q]
+          v[k * 4 + p] = c * vkp - s * vkq
+          v[k * 4 + q] = s * vkp + c * vkq
+        }
+      }
+    }
+  }
+  // Sort ascending (stable, so ties keep their index order) and fix each vector's sign.
+  var diagonal: [Double] = []
+  for i in 0..<n { diagonal.append(a[i &* 5]) }
+  let order: [Int] = (0..<n).sorted { (i: Int, j: Int) -> Bool in
+    diagonal[i] < diagonal[j] || (diagonal[i] == diagonal[j] && i < j)
+  }
+  var values = SIMD4<Double>(repeating: 0)
+  var vectors = SIMD16<Double>(repeating: 0)
+  for (column, index) in order.enumerated() {
+    values[column] = a[index * 4 + index]
+    var largest = 0
+    for k in 0..<n where v[k * 4 + index].magnitude > v[largest * 4 + index].magnitude { largest = k }
+    let sign: Double = v[largest * 4 + index] < 0 ? -1 : 1
+    for k in 0..<n { vectors[k * 4 + column] = sign * v[k * 4 + index] }
+  }
+  return (values, vectors)
+}

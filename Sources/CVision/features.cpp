@@ -1,0 +1,285 @@
+// Feature detection (FAST, ORB, GFTT), KLT tracking and ORB descriptor matching.
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/core/hal/hal.hpp>
+#include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
+
+#include "cvision.h"
+#include "status.hpp"
+
+namespace {
+
+using cvision::fail;
+
+constexpr int kDescriptorBytes = 32;
+
+/// Strongest first; ties broken by y, then x, so that the order is reproducible.
+bool stronger(const cv::KeyPoint &a, const cv::KeyPoint &b) {
+  if (a.response != b.response) return a.response > b.response;
+  if (a.pt.y != b.pt.y) return a.pt.y < b.pt.y;
+  if (a.pt.x != b.pt.x) return a.pt.x < b.pt.x;
+  return a.octave < b.octave;
+}
+
+bool masked_out(const uint8_t *mask, int width, int height, const cv::Point2f &point) {
+  if (mask == nullptr) return false;
+  int x = std::clamp(int(std::lround(point.x)), 0, width - 1);
+  int y = std::clamp(int(std::lround(point.y)), 0, height - 1);
+  return mask[size_t(y) * width + x] == 0;
+}
+
+void validate_feature_params(const cv_feature_params &p) {
+  if (p.method != CV_FEATURE_FAST && p.method != CV_FEATURE_ORB && p.method != CV_FEATURE_GFTT) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.method must be CV_FEATURE_FAST, CV_FEATURE_ORB or CV_FEATURE_GFTT (got %d)",
+         p.method);
+  }
+  cvision::require_count(p.max_features, 1, "params.max_features");
+  cvision::require_finite(p.threshold, "params.threshold");
+  if (p.method == CV_FEATURE_GFTT) {
+    if (p.threshold <= 0 || p.threshold >= 1) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.threshold (GFTT quality level) must be in (0, 1) (got %g)",
+           double(p.threshold));
+    }
+    cvision::require_finite(p.min_distance, "params.min_distance");
+    if (p.min_distance < 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.min_distance must not be negative (got %g)", double(p.min_distance));
+    }
+  } else if (p.threshold < 0 || p.threshold > 255) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.threshold (FAST threshold) must be in 0...255 (got %g)", double(p.threshold));
+  }
+  if (p.method == CV_FEATURE_ORB) {
+    if (p.pyramid_levels < 1 || p.pyramid_levels > 16) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.pyramid_levels must be in 1...16 (got %d)", p.pyramid_levels);
+    }
+    if (!std::isfinite(p.scale_factor) || p.scale_factor <= 1 || p.scale_factor > 4) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.scale_factor must be in (1, 4] (got %g)", double(p.scale_factor));
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int32_t cv_detect_features(cv_gray_image image, const uint8_t *mask, cv_feature_params params,
+                                      cv_keypoint *keypoints, uint8_t *descriptors, int32_t capacity,
+                                      int32_t *count, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_detect_features", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(count, "count");
+    *count = 0;
+    const cv::Mat gray = cvision::wrap_gray(image, "image");
+    validate_feature_params(params);
+    if (capacity < 0) fail(CV_ERR_INVALID_ARGUMENT, "capacity must not be negative (got %d)", capacity);
+    if (capacity > 0) cvision::require_pointer(keypoints, "keypoints");
+    if (descriptors != nullptr && params.method != CV_FEATURE_ORB) {
+      fail(CV_ERR_INVALID_ARGUMENT, "descriptors are only computed for CV_FEATURE_ORB; pass NULL");
+    }
+    const int width = image.width, height = image.height;
+    const size_t limit = size_t(std::min(params.max_features, capacity));
+
+    std::vector<cv::KeyPoint> found;
+    cv::Mat found_descriptors;
+    switch (params.method) {
+      case CV_FEATURE_FAST: {
+        cv::FAST(gray, found, int(std::lround(params.threshold)), true);
+        found.erase(std::remove_if(found.begin(), found.end(),
+                                   [&](const cv::KeyPoint &k) { return masked_out(mask, width, height, k.pt); }),
+                    found.end());
+        break;
+      }
+      case CV_FEATURE_ORB: {
+        cv::Mat mask_mat;
+        if (mask != nullptr) mask_mat = cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(mask));
+        auto orb = cv::ORB::create(params.max_features, params.scale_factor, params.pyramid_levels, 31, 0, 2,
+                                   cv::ORB::HARRIS_SCORE, 31, int(std::lround(params.threshold)));
+        if (descriptors != nullptr) {
+          orb->detectAndCompute(gray, mask_mat, found, found_descriptors);
+          if (!found.empty() &&
+              (found_descriptors.rows != int(found.size()) || found_descriptors.cols != kDescriptorBytes ||
+               found_descriptors.type() != CV_8UC1)) {
+            fail(CV_ERR_INTERNAL, "ORB returned %d x %d descriptors for %zu keypoints", found_descriptors.rows,
+                 found_descriptors.cols, found.size());
+          }
+        } else {
+          orb->detect(gray, found, mask_mat);
+        }
+        break;
+      }
+      default: {  // CV_FEATURE_GFTT
+        cv::Mat mask_mat;
+        if (mask != nullptr) mask_mat = cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(mask));
+        const int block_size = 3;
+        std::vector<cv::Point2f> corners;
+        cv::goodFeaturesToTrack(gray, corners, params.max_features, params.threshold, params.min_distance, mask_mat,
+                                block_size, false);
+        cv::Mat eigen;
+        cv::cornerMinEigenVal(gray, eigen, block_size, 3);
+        found.reserve(corners.size());
+        for (const auto &c : corners) {
+          int x = std::clamp(int(std::lround(c.x)), 0, width - 1);
+          int y = std::clamp(int(std::lround(c.y)), 0, height - 1);
+          found.emplace_back(c, float(block_size), -1.0f, eigen.at<float>(y, x), 0);
+        }
+        break;
+      }
+    }
+
+    std::vector<size_t> order(found.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return stronger(found[a], found[b]); });
+    const size_t n = std::min(limit, order.size());
+    for (size_t i = 0; i < n; ++i) {
+      const cv::KeyPoint &k = found[order[i]];
+      keypoints[i] = cv_keypoint{k.pt.x, k.pt.y, k.response, k.size, k.angle, int32_t(k.octave)};
+      if (descriptors != nullptr) {
+        std::memcpy(descriptors + i * kDescriptorBytes, found_descriptors.ptr(int(order[i])), kDescriptorBytes);
+      }
+    }
+    *count = int32_t(n);
+    return CV_OK;
+  });
+}
+
+extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
+                                int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
+                                float *error, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_track_klt", [&](cv_status *) -> int32_t {
+    const cv::Mat prev_mat = cvision::wrap_gray(previous, "previous");
+    const cv::Mat next_mat = cvision::wrap_gray(next, "next");
+    if (previous.width != next.width || previous.height != next.height) {
+      fail(CV_ERR_INVALID_ARGUMENT, "previous (%d x %d) and next (%d x %d) must have the same size", previous.width,
+           previous.height, next.width, next.height);
+    }
+    if (count < 0) fail(CV_ERR_INVALID_ARGUMENT, "count must not be negative (got %d)", count);
+    if (params.window < 5 || params.window % 2 == 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.window must be odd and at least 5 (got %d)", params.window);
+    }
+    if (params.levels < 0 || params.levels > 10) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.levels must be in 0...10 (got %d)", params.levels);
+    }
+    cvision::require_count(params.max_iterations, 1, "params.max_iterations");
+    if (!std::isfinite(params.epsilon) || params.epsilon <= 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.epsilon must be positive and finite (got %g)", double(params.epsilon));
+    }
+    if (std::isnan(params.max_error) || params.max_error <= 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.max_error must be positive (got %g)", double(params.max_error));
+    }
+    if (count == 0) return CV_OK;
+    cvision::require_pointer(previous_points, "previous_points");
+    cvision::require_pointer(next_points, "next_points");
+    cvision::require_pointer(found, "found");
+
+    std::vector<cv::Point2f> from(static_cast<size_t>(count)), to;
+    for (int32_t i = 0; i < count; ++i) {
+      from[i] = cv::Point2f(previous_points[2 * i], previous_points[2 * i + 1]);
+      if (!std::isfinite(from[i].x) || !std::isfinite(from[i].y)) {
+        fail(CV_ERR_INVALID_ARGUMENT, "previous_points[%d] is not finite", i);
+      }
+    }
+    int flags = 0;
+    if (params.use_initial != 0) {
+      flags = cv::OPTFLOW_USE_INITIAL_FLOW;
+      to.resize(size_t(count));
+      for (int32_t i = 0; i < count; ++i) {
+        to[i] = cv::Point2f(next_points[2 * i], next_points[2 * i + 1]);
+        if (!std::isfinite(to[i].x) || !std::isfinite(to[i].y)) {
+          fail(CV_ERR_INVALID_ARGUMENT, "next_points[%d] (initial guess) is not finite", i);
+        }
+      }
+    }
+    std::vector<uchar> tracked;
+    std::vector<float> errors;
+    const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
+                                    double(params.epsilon));
+    cv::calcOpticalFlowPyrLK(prev_mat, next_mat, from, to, tracked, errors, cv::Size(params.window, params.window),
+                             params.levels, criteria, flags);
+    const float max_x = float(next.width - 1), max_y = float(next.height - 1);
+    for (int32_t i = 0; i < count; ++i) {
+      const cv::Point2f p = to[i];
+      const bool inside = std::isfinite(p.x) && std::isfinite(p.y) && p.x >= 0 && p.y >= 0 && p.x <= max_x &&
+                          p.y <= max_y;
+      const bool ok = tracked[i] != 0 && inside && errors[i] <= params.max_error;
+      next_points[2 * i] = p.x;
+      next_points[2 * i + 1] = p.y;
+      found[i] = ok ? 1 : 0;
+      if (error != nullptr) error[i] = errors[i];
+    }
+    return CV_OK;
+  });
+}
+
+extern "C" int32_t cv_match_descriptors(const uint8_t *a, int32_t count_a, const uint8_t *b, int32_t count_b,
+                                        int32_t max_distance, float ratio, int32_t cross_check, int32_t *pairs,
+                                        int32_t *distances, int32_t capacity, int32_t *count, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_match_descriptors", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(count, "count");
+    *count = 0;
+    if (count_a < 0) fail(CV_ERR_INVALID_ARGUMENT, "count_a must not be negative (got %d)", count_a);
+    if (count_b < 0) fail(CV_ERR_INVALID_ARGUMENT, "count_b must not be negative (got %d)", count_b);
+    if (count_a > 0) cvision::require_pointer(a, "a");
+    if (count_b > 0) cvision::require_pointer(b, "b");
+    if (max_distance < 0 || max_distance > 256) {
+      fail(CV_ERR_INVALID_ARGUMENT, "max_distance must be in 0...256 (got %d)", max_distance);
+    }
+    if (!(ratio > 0 && ratio <= 1)) fail(CV_ERR_INVALID_ARGUMENT, "ratio must be in (0, 1] (got %g)", double(ratio));
+    if (capacity < 0) fail(CV_ERR_INVALID_ARGUMENT, "capacity must not be negative (got %d)", capacity);
+    if (capacity > 0) cvision::require_pointer(pairs, "pairs");
+    if (count_a == 0 || count_b == 0) return CV_OK;
+
+    auto distance = [](const uint8_t *x, const uint8_t *y) {
+      return cv::hal::normHamming(x, y, kDescriptorBytes);
+    };
+    // Best and second best of each row of `from` in `to` (ties: lowest index).
+    struct Nearest {
+      int index = -1;
+      int best = INT32_MAX;
+      int second = INT32_MAX;
+    };
+    auto nearest = [&](const uint8_t *from, int32_t count_from, const uint8_t *to, int32_t count_to) {
+      std::vector<Nearest> result(static_cast<size_t>(count_from));
+      for (int32_t i = 0; i < count_from; ++i) {
+        Nearest &n = result[i];
+        const uint8_t *x = from + size_t(i) * kDescriptorBytes;
+        for (int32_t j = 0; j < count_to; ++j) {
+          int d = distance(x, to + size_t(j) * kDescriptorBytes);
+          if (d < n.best) {
+            n.second = n.best;
+            n.best = d;
+            n.index = j;
+          } else if (d < n.second) {
+            n.second = d;
+          }
+        }
+      }
+      return result;
+    };
+    const std::vector<Nearest> forward = nearest(a, count_a, b, count_b);
+    std::vector<Nearest> backward;
+    if (cross_check != 0) backward = nearest(b, count_b, a, count_a);
+
+    std::vector<std::array<int32_t, 3>> matches;
+    for (int32_t i = 0; i < count_a; ++i) {
+      const Nearest &n = forward[i];
+      if (n.index < 0 || n.best > max_distance) continue;
+      if (ratio < 1 && n.second != INT32_MAX && !(double(n.best) < double(ratio) * double(n.second))) continue;
+      if (cross_check != 0 && backward[n.index].index != i) continue;
+      matches.push_back({i, n.index, n.best});
+    }
+    *count = int32_t(matches.size());
+    if (int64_t(matches.size()) > capacity) {
+      fail(CV_ERR_BUFFER_TOO_SMALL, "capacity %d is too small for %zu matches", capacity, matches.size());
+    }
+    for (size_t k = 0; k < matches.size(); ++k) {
+      pairs[2 * k] = matches[k][0];
+      pairs[2 * k + 1] = matches[k][1];
+      if (distances != nullptr) distances[k] = matches[k][2];
+    }
+    return CV_OK;
+  });
+}

@@ -1,0 +1,251 @@
+// Image decoding and encoding: cv_image_decode, cv_image_write, cv_set_num_threads.
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "cvision.h"
+#include "status.hpp"
+
+namespace {
+
+using cvision::fail;
+
+const uint8_t kPNGSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+
+uint32_t read_be32(const uint8_t *p) {
+  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
+}
+
+bool is_png(const uint8_t *data, size_t size) {
+  return size >= 8 && std::memcmp(data, kPNGSignature, 8) == 0;
+}
+
+bool is_jpeg(const uint8_t *data, size_t size) {
+  return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
+}
+
+/// Walks the PNG chunks; throws unless every chunk is complete up to IEND.
+void check_png_complete(const uint8_t *data, size_t size) {
+  size_t offset = 8;
+  while (true) {
+    if (offset + 8 > size) fail(CV_ERR_DECODE, "truncated PNG data (no IEND chunk)");
+    uint32_t length = read_be32(data + offset);
+    bool is_end = std::memcmp(data + offset + 4, "IEND", 4) == 0;
+    // length (4) + type (4) + data + CRC (4)
+    size_t chunk_end = offset + 12 + static_cast<size_t>(length);
+    if (length > 0x7FFFFFFFu || chunk_end > size) {
+      fail(CV_ERR_DECODE, "truncated PNG data (chunk at byte %zu runs past the end; no IEND chunk)", offset);
+    }
+    if (is_end) return;
+    offset = chunk_end;
+  }
+}
+
+/// Requires the EOI marker (FF D9) at the end, allowing zero padding after it.
+void check_jpeg_complete(const uint8_t *data, size_t size) {
+  size_t end = size;
+  while (end > 0 && data[end - 1] == 0) --end;
+  if (end < 4 || data[end - 2] != 0xFF || data[end - 1] != 0xD9) {
+    fail(CV_ERR_DECODE, "truncated JPEG data (no end-of-image marker FFD9)");
+  }
+}
+
+/// Size of a PNG from its IHDR chunk: width, height, and whether it is
+/// single-channel 16-bit (grey, bit depth 16). Returns false when unreadable.
+bool png_header(const uint8_t *data, size_t size, int *width, int *height, bool *gray16) {
+  if (size < 33 || std::memcmp(data + 12, "IHDR", 4) != 0) return false;
+  uint32_t w = read_be32(data + 16), h = read_be32(data + 20);
+  if (w == 0 || h == 0 || w > 0x7FFFFFFFu || h > 0x7FFFFFFFu) return false;
+  *width = int(w);
+  *height = int(h);
+  *gray16 = data[24] == 16 && data[25] == 0;
+  return true;
+}
+
+/// Size of a baseline or progressive JPEG from its SOF marker. Returns false when not found.
+bool jpeg_header(const uint8_t *data, size_t size, int *width, int *height) {
+  size_t offset = 2;
+  while (offset + 4 <= size) {
+    if (data[offset] != 0xFF) return false;
+    uint8_t marker = data[offset + 1];
+    if (marker == 0xFF) {  // fill byte
+      ++offset;
+      continue;
+    }
+    if (marker == 0xD8 || (marker >= 0xD0 && marker <= 0xD7) || marker == 0x01) {
+      offset += 2;
+      continue;
+    }
+    size_t length = (size_t(data[offset + 2]) << 8) | data[offset + 3];
+    bool is_sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
+    if (is_sof) {
+      if (offset + 9 > size) return false;
+      int h = (int(data[offset + 5]) << 8) | data[offset + 6];
+      int w = (int(data[offset + 7]) << 8) | data[offset + 8];
+      if (w <= 0 || h <= 0) return false;
+      *width = w;
+      *height = h;
+      return true;
+    }
+    if (marker == 0xDA || length < 2) return false;  // start of scan before any SOF
+    offset += 2 + length;
+  }
+  return false;
+}
+
+void fill_info(cv_image_info *info, int width, int height, int channels, int bytes_per_channel) {
+  info->width = width;
+  info->height = height;
+  info->channels = channels;
+  info->bytes_per_channel = bytes_per_channel;
+  info->byte_count = int64_t(width) * height * channels * bytes_per_channel;
+}
+
+std::string lowercase_extension(const std::string &path) {
+  size_t dot = path.find_last_of('.');
+  size_t slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "";
+  std::string extension = path.substr(dot);
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return char(std::tolower(c)); });
+  return extension;
+}
+
+}  // namespace
+
+extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
+                                   size_t capacity, cv_image_info *info, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_image_decode", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(info, "info");
+    std::memset(info, 0, sizeof(*info));
+    if (size > 0) cvision::require_pointer(data, "data");
+    if (mode != CV_DECODE_GRAY8 && mode != CV_DECODE_RGB8 && mode != CV_DECODE_DEPTH16) {
+      fail(CV_ERR_INVALID_ARGUMENT, "mode must be CV_DECODE_GRAY8, CV_DECODE_RGB8 or CV_DECODE_DEPTH16 (got %d)",
+           mode);
+    }
+    if (capacity > 0) cvision::require_pointer(out, "out");
+    if (size == 0) fail(CV_ERR_DECODE, "empty image data (0 bytes)");
+    if (size > size_t(INT32_MAX)) fail(CV_ERR_INVALID_ARGUMENT, "size is too large (%zu bytes)", size);
+
+    const int channels = mode == CV_DECODE_RGB8 ? 3 : 1;
+    const int bytes_per_channel = mode == CV_DECODE_DEPTH16 ? 2 : 1;
+
+    // Truncation checks, and a cheap size answer from the header when the
+    // caller's buffer is too small (so that the size query does not decode).
+    int width = 0, height = 0;
+    bool known_size = false;
+    if (is_png(data, size)) {
+      check_png_complete(data, size);
+      bool gray16 = false;
+      known_size = png_header(data, size, &width, &height, &gray16);
+      if (mode == CV_DECODE_DEPTH16 && !gray16) known_size = false;  // decode reports the type
+    } else if (is_jpeg(data, size)) {
+      check_jpeg_complete(data, size);
+      known_size = mode != CV_DECODE_DEPTH16 && jpeg_header(data, size, &width, &height);
+    }
+    if (known_size) {
+      fill_info(info, width, height, channels, bytes_per_channel);
+      if (uint64_t(info->byte_count) > capacity) {
+        cvision::fail(CV_ERR_BUFFER_TOO_SMALL, "output buffer holds %zu bytes; the image needs %lld", capacity,
+                      (long long)info->byte_count);
+      }
+    }
+
+    const cv::Mat encoded(1, int(size), CV_8UC1, const_cast<uint8_t *>(data));
+    int flags = cv::IMREAD_IGNORE_ORIENTATION;
+    switch (mode) {
+      case CV_DECODE_GRAY8: flags |= cv::IMREAD_GRAYSCALE; break;
+      case CV_DECODE_RGB8: flags |= cv::IMREAD_COLOR; break;
+      default: flags = cv::IMREAD_UNCHANGED; break;
+    }
+    cv::Mat decoded;
+    try {
+      decoded = cv::imdecode(encoded, flags);
+    } catch (const cv::Exception &) {
+      decoded.release();
+    }
+    if (decoded.empty()) fail(CV_ERR_DECODE, "not a decodable image");
+
+    if (mode == CV_DECODE_DEPTH16 && decoded.type() != CV_16UC1) {
+      fail(CV_ERR_DECODE, "expected a single-channel 16-bit image (CV_16UC1), got %s",
+           cv::typeToString(decoded.type()).c_str());
+    }
+    if (mode == CV_DECODE_RGB8) cv::cvtColor(decoded, decoded, cv::COLOR_BGR2RGB);
+    if (decoded.depth() != (bytes_per_channel == 2 ? CV_16U : CV_8U) || decoded.channels() != channels) {
+      fail(CV_ERR_INTERNAL, "decoder returned %s for mode %d", cv::typeToString(decoded.type()).c_str(), mode);
+    }
+
+    fill_info(info, decoded.cols, decoded.rows, channels, bytes_per_channel);
+    if (uint64_t(info->byte_count) > capacity) {
+      fail(CV_ERR_BUFFER_TOO_SMALL, "output buffer holds %zu bytes; the image needs %lld", capacity,
+           (long long)info->byte_count);
+    }
+    const size_t row_bytes = size_t(decoded.cols) * channels * bytes_per_channel;
+    for (int y = 0; y < decoded.rows; ++y) {
+      std::memcpy(out + size_t(y) * row_bytes, decoded.ptr(y), row_bytes);
+    }
+    return CV_OK;
+  });
+}
+
+extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
+                                  int32_t channels, int32_t bytes_per_channel, int32_t quality,
+                                  cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_image_write", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(path, "path");
+    cvision::require_pointer(pixels, "pixels");
+    if (width <= 0 || height <= 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "width and height must be positive (got %d x %d)", width, height);
+    }
+    if (channels != 1 && channels != 3) fail(CV_ERR_INVALID_ARGUMENT, "channels must be 1 or 3 (got %d)", channels);
+    if (bytes_per_channel != 1 && bytes_per_channel != 2) {
+      fail(CV_ERR_INVALID_ARGUMENT, "bytes_per_channel must be 1 or 2 (got %d)", bytes_per_channel);
+    }
+    const std::string extension = lowercase_extension(path);
+    std::vector<int> parameters;
+    if (extension == ".png") {
+      if (quality < 0 || quality > 9) {
+        fail(CV_ERR_INVALID_ARGUMENT, "quality (PNG compression level) must be in 0...9 (got %d)", quality);
+      }
+      parameters = {cv::IMWRITE_PNG_COMPRESSION, quality};
+    } else if (extension == ".jpg" || extension == ".jpeg") {
+      if (quality < 1 || quality > 100) {
+        fail(CV_ERR_INVALID_ARGUMENT, "quality (JPEG quality) must be in 1...100 (got %d)", quality);
+      }
+      if (bytes_per_channel != 1) fail(CV_ERR_INVALID_ARGUMENT, "JPEG cannot store 16-bit images; use .png");
+      parameters = {cv::IMWRITE_JPEG_QUALITY, quality};
+    } else {
+      fail(CV_ERR_INVALID_ARGUMENT, "unsupported image extension '%s' in path (use .png, .jpg or .jpeg)",
+           extension.c_str());
+    }
+    const int type = CV_MAKETYPE(bytes_per_channel == 2 ? CV_16U : CV_8U, channels);
+    cv::Mat image(height, width, type, const_cast<uint8_t *>(pixels));
+    cv::Mat bgr;
+    if (channels == 3) {
+      cv::cvtColor(image, bgr, cv::COLOR_RGB2BGR);
+    } else {
+      bgr = image;
+    }
+    bool written = false;
+    try {
+      written = cv::imwrite(path, bgr, parameters);
+    } catch (const cv::Exception &error) {
+      fail(CV_ERR_IO, "could not write image to %s: %s", path, error.what());
+    }
+    if (!written) fail(CV_ERR_IO, "could not write image to %s", path);
+    return CV_OK;
+  });
+}
+
+extern "C" void cv_set_num_threads(int32_t threads) noexcept {
+  try {
+    cv::setNumThreads(threads);
+  } catch (...) {
+  }
+}

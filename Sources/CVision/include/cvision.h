@@ -1,0 +1,275 @@
+// CVision: ARSim's only contact with OpenCV and Eigen.
+//
+// Plain C on the outside, C++ on the inside. Rules every entry point keeps:
+//   * it never throws: C++ exceptions are caught and turned into a status;
+//   * it never keeps a pointer it was lent: buffers belong to the caller and are
+//     read or written only for the duration of the call;
+//   * results go into caller-allocated buffers, sized by the caller; where the
+//     size is not known in advance the call reports the size it needs;
+//   * images are row-major with an explicit stride in bytes.
+// Conventions: pixel coordinates have their origin at the top-left corner of the
+// top-left pixel's centre (OpenCV's); camera poses are camera-from-world in the
+// optical frame (x right, y down, z forward); 3x3 matrices are row-major.
+
+#ifndef ARSIM_CVISION_H
+#define ARSIM_CVISION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+/// Every entry point is noexcept: C++ exceptions never cross this boundary.
+#define CVISION_NOEXCEPT noexcept
+#else
+#define CVISION_NOEXCEPT
+#endif
+
+// MARK: - Status
+
+/// Result codes. 0 is success; everything else carries a message.
+enum {
+  CV_OK = 0,
+  CV_ERR_INVALID_ARGUMENT = 1,
+  CV_ERR_DECODE = 2,
+  CV_ERR_BUFFER_TOO_SMALL = 3,
+  CV_ERR_IO = 4,
+  CV_ERR_OPENCV = 5,
+  CV_ERR_NOT_ENOUGH_DATA = 6,
+  CV_ERR_INTERNAL = 7
+};
+
+/// Outcome of a call: `code` is one of the CV_* values, `message` a
+/// NUL-terminated English sentence (empty on success).
+typedef struct cv_status {
+  int32_t code;
+  char message[240];
+} cv_status;
+
+// MARK: - Images
+
+/// How to decode an image.
+enum {
+  CV_DECODE_GRAY8 = 0,   ///< 8-bit, 1 channel (colour input is converted).
+  CV_DECODE_RGB8 = 1,    ///< 8-bit, 3 channels in R, G, B order.
+  CV_DECODE_DEPTH16 = 2  ///< 16-bit unsigned, 1 channel, as stored (no conversion).
+};
+
+/// Size and layout of a decoded image.
+typedef struct cv_image_info {
+  int32_t width;
+  int32_t height;
+  int32_t channels;
+  int32_t bytes_per_channel;
+  /// Bytes the decoded image needs: width * height * channels * bytes_per_channel.
+  int64_t byte_count;
+} cv_image_info;
+
+/// Decodes an encoded image (PNG, JPEG, ... as bytes) into `out`, tightly packed.
+/// Truncated PNG and JPEG data is rejected (libjpeg would otherwise fill the
+/// missing rows with grey): PNG must reach its IEND chunk, JPEG must end with the
+/// FFD9 marker (zero padding after it is accepted). Empty, unknown or corrupt data
+/// gives CV_ERR_DECODE. When `capacity` is too small, fills `info` and returns
+/// CV_ERR_BUFFER_TOO_SMALL without writing `out`; for PNG and JPEG the size comes
+/// from the header, so a size query (`out` NULL, `capacity` 0) does not decode.
+/// DEPTH16 rejects images that are not single-channel 16-bit (CV_ERR_DECODE naming
+/// the actual OpenCV type). EXIF orientation is ignored (pixels as stored).
+int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
+                        size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
+
+/// Encodes a tightly packed image and writes it to `path`. The format follows
+/// the extension (.png or .jpg/.jpeg). `bytes_per_channel` is 1 or 2 (2 only
+/// for PNG); 3-channel input is in R, G, B order. `quality` is the JPEG quality
+/// (1...100) or the PNG compression level (0...9). Unsupported extensions and
+/// out-of-range arguments give CV_ERR_INVALID_ARGUMENT; a failed write CV_ERR_IO.
+int32_t cv_image_write(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
+                       int32_t channels, int32_t bytes_per_channel, int32_t quality,
+                       cv_status *status) CVISION_NOEXCEPT;
+
+// MARK: - Video
+
+typedef struct cv_video cv_video;
+
+typedef struct cv_video_info {
+  int32_t width;
+  int32_t height;
+  double fps;
+  /// Frame count as the container reports it; may be 0 or approximate.
+  int64_t frame_count;
+} cv_video_info;
+
+/// Opens a video file for reading. Returns NULL (and a status) on failure.
+cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status) CVISION_NOEXCEPT;
+
+/// Reads the next frame into `out` (tightly packed, GRAY8 or RGB8) and its
+/// presentation time in seconds (the container's; frame index / fps when the
+/// container has no increasing timestamps). Returns 1 when a frame was read, 0 at
+/// the end of the stream, -1 on error (with status). A `capacity` below
+/// width * height * channels is an error that does not consume a frame.
+int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, size_t capacity,
+                      double *timestamp_seconds, cv_status *status) CVISION_NOEXCEPT;
+
+void cv_video_close(cv_video *video) CVISION_NOEXCEPT;
+
+typedef struct cv_video_writer cv_video_writer;
+
+/// Opens an MP4 (mp4v) writer for RGB8 frames of the given size.
+cv_video_writer *cv_video_writer_open(const char *path, int32_t width, int32_t height, double fps,
+                                      cv_status *status) CVISION_NOEXCEPT;
+int32_t cv_video_writer_write(cv_video_writer *writer, const uint8_t *rgb, cv_status *status) CVISION_NOEXCEPT;
+void cv_video_writer_close(cv_video_writer *writer) CVISION_NOEXCEPT;
+
+// MARK: - Features
+
+/// A borrowed 8-bit single-channel image.
+typedef struct cv_gray_image {
+  const uint8_t *pixels;
+  int32_t width;
+  int32_t height;
+  int32_t stride;  ///< bytes per row, >= width
+} cv_gray_image;
+
+enum { CV_FEATURE_FAST = 0, CV_FEATURE_ORB = 1, CV_FEATURE_GFTT = 2 };
+
+typedef struct cv_feature_params {
+  int32_t method;          ///< CV_FEATURE_*
+  int32_t max_features;    ///< upper bound on the number returned
+  float threshold;         ///< FAST threshold 0...255, rounded (FAST, ORB) or quality level in (0, 1) (GFTT)
+  float min_distance;      ///< GFTT minimum distance in pixels; ignored otherwise
+  int32_t pyramid_levels;  ///< ORB levels (>= 1); ignored otherwise
+  float scale_factor;      ///< ORB pyramid scale (> 1); ignored otherwise
+} cv_feature_params;
+
+/// A detected feature: position in pixels, response, size and angle (degrees,
+/// -1 when not computed), pyramid level (octave).
+typedef struct cv_keypoint {
+  float x;
+  float y;
+  float response;
+  float size;
+  float angle;
+  int32_t octave;
+} cv_keypoint;
+
+/// Detects features, strongest first (ties: smaller y, then smaller x), at most
+/// `capacity` (and at most params.max_features). `mask` (optional, width * height
+/// bytes, tightly packed) keeps only pixels where it is non-zero. For ORB,
+/// `descriptors` (optional; must be NULL for other methods) receives 32 bytes per
+/// keypoint. GFTT responses are the minimum eigenvalue at the corner. Returns the
+/// count in `count`.
+int32_t cv_detect_features(cv_gray_image image, const uint8_t *mask, cv_feature_params params,
+                           cv_keypoint *keypoints, uint8_t *descriptors, int32_t capacity,
+                           int32_t *count, cv_status *status) CVISION_NOEXCEPT;
+
+typedef struct cv_klt_params {
+  int32_t window;          ///< window side in pixels (odd, >= 5)
+  int32_t levels;          ///< pyramid levels above the base (>= 0)
+  int32_t max_iterations;  ///< per level
+  float epsilon;           ///< convergence threshold in pixels
+  float max_error;         ///< points whose mean absolute patch error exceeds it are lost
+  int32_t use_initial;     ///< non-zero: `next_points` holds initial guesses
+} cv_klt_params;
+
+/// Tracks `count` points (x, y pairs) from `previous` to `next` with pyramidal
+/// Lucas-Kanade. `found[i]` is 1 when point i was tracked and stays inside the
+/// image, else 0. `error` (optional) receives the patch error per point. Input
+/// points (and initial guesses) must be finite.
+int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
+                     int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
+                     float *error, cv_status *status) CVISION_NOEXCEPT;
+
+/// Matches ORB descriptors (32 bytes each) from `a` to `b` by Hamming distance.
+/// Keeps a match when its distance is <= max_distance, passes Lowe's ratio test
+/// (ratio in (0, 1]; 1 disables it) and, if `cross_check`, is mutual.
+/// Ties go to the lower index. `pairs` receives (index in a, index in b) sorted
+/// by index in a and `distances` (optional) the distance. When more than
+/// `capacity` matches pass, `count` holds the number needed and the call returns
+/// CV_ERR_BUFFER_TOO_SMALL without writing (capacity count_a always suffices).
+int32_t cv_match_descriptors(const uint8_t *a, int32_t count_a, const uint8_t *b,
+                             int32_t count_b, int32_t max_distance, float ratio,
+                             int32_t cross_check, int32_t *pairs, int32_t *distances,
+                             int32_t capacity, int32_t *count, cv_status *status) CVISION_NOEXCEPT;
+
+// MARK: - Geometry
+
+/// Pinhole intrinsics in pixels.
+typedef struct cv_intrinsics {
+  double fx;
+  double fy;
+  double cx;
+  double cy;
+} cv_intrinsics;
+
+/// A rigid transform x_to = R * x_from + t (R row-major).
+typedef struct cv_pose {
+  double r[9];
+  double t[3];
+} cv_pose;
+
+typedef struct cv_ransac_params {
+  double threshold;       ///< inlier threshold in pixels
+  double confidence;      ///< in (0, 1)
+  int32_t max_iterations;
+  uint64_t seed;          ///< random seed: same seed, same result (our own RANSAC loop
+                          ///< draws the samples with cv::RNG(seed); no global state)
+} cv_ransac_params;
+
+/// Camera pose from 3D-2D correspondences: `world_points` (x, y, z triples) and
+/// `image_points` (x, y pairs, undistorted pixels). On success `camera_from_world`
+/// holds the pose (refined on the inliers), `inliers[i]` is 1 for inliers, and
+/// `inlier_count` their number (both optional). At least 4 points are required.
+/// `initial` (optional) is scored as the first hypothesis. Method: MSAC over P3P
+/// samples of 4 points with adaptive stopping, then Levenberg-Marquardt
+/// (cv::solvePnPRefineLM) on the inliers, re-selecting them until stable.
+/// CV_ERR_NOT_ENOUGH_DATA when no hypothesis has 4 inliers.
+int32_t cv_solve_pnp_ransac(const double *world_points, const double *image_points, int32_t count,
+                            cv_intrinsics intrinsics, cv_ransac_params params,
+                            const cv_pose *initial, cv_pose *camera_from_world, uint8_t *inliers,
+                            int32_t *inlier_count, cv_status *status) CVISION_NOEXCEPT;
+
+/// Relative pose from 2D-2D correspondences through the essential matrix
+/// (five-point RANSAC, then cheirality). `b_from_a` maps points in camera a to
+/// camera b; its translation has unit length (scale is unobservable).
+/// At least 5 points are required. `params.threshold` bounds the Sampson error in
+/// pixels. Method: MSAC over OpenCV's five-point solver, cv::recoverPose on the
+/// inliers, then Levenberg-Marquardt of (R, t) on their Sampson errors. Inliers
+/// (optional) are within the threshold and triangulate in front of both cameras.
+int32_t cv_essential_pose(const double *points_a, const double *points_b, int32_t count,
+                          cv_intrinsics intrinsics, cv_ransac_params params, cv_pose *b_from_a,
+                          uint8_t *inliers, int32_t *inlier_count, cv_status *status) CVISION_NOEXCEPT;
+
+/// Triangulates `count` correspondences seen from two poses (camera-from-world);
+/// `world_points` receives x, y, z triples, `valid[i]` is 1 when the point lies in
+/// front of both cameras with a parallax of at least `min_parallax_degrees`
+/// (0 disables the parallax test). Linear (DLT) triangulation in normalised
+/// coordinates; points of invalid correspondences are still written (NaN when
+/// the point is at infinity).
+int32_t cv_triangulate(const double *points_a, const double *points_b, int32_t count,
+                       cv_intrinsics intrinsics, cv_pose a_from_world, cv_pose b_from_world,
+                       double min_parallax_degrees, double *world_points, uint8_t *valid,
+                       cv_status *status) CVISION_NOEXCEPT;
+
+typedef struct cv_refine_params {
+  int32_t iterations;      ///< Gauss-Newton / Levenberg-Marquardt iterations
+  double huber_delta;      ///< Huber threshold on the reprojection error, pixels (> 0; +inf: plain least squares)
+} cv_refine_params;
+
+/// Refines a camera pose by robust (Huber) least squares on reprojection
+/// errors with Eigen, starting from `camera_from_world`. `weights` (optional,
+/// finite, >= 0) scales each squared residual. Levenberg-Marquardt on SE(3) with a
+/// left increment (R <- exp(w) R, t <- exp(w) t + dt); points at or behind the
+/// camera get zero weight. At least 3 points are required. Writes the final RMS
+/// reprojection error in pixels over the weighted points in front of the camera.
+int32_t cv_refine_pose(const double *world_points, const double *image_points,
+                       const double *weights, int32_t count, cv_intrinsics intrinsics,
+                       cv_refine_params params, cv_pose *camera_from_world, double *rms_error,
+                       cv_status *status) CVISION_NOEXCEPT;
+
+/// Sets the number of threads OpenCV may use (1 for reproducible timing).
+void cv_set_num_threads(int32_t threads) CVISION_NOEXCEPT;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // ARSIM_CVISION_H

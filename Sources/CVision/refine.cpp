@@ -1,0 +1,160 @@
+// Robust pose refinement: Levenberg-Marquardt on SE(3) with Huber weights (Eigen).
+//
+// Parametrisation: camera_from_world (R, t) is updated by a left increment,
+// R <- exp(omega) R, t <- exp(omega) t + dt, i.e. T <- exp(xi) T on SE(3) with
+// the rotation part applied through the so(3) exponential map. Residuals are
+// pixel reprojection errors; points at or behind the camera get zero weight.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "cvision.h"
+#include "geometry.hpp"
+#include "status.hpp"
+
+namespace {
+
+using cvision::fail;
+using cvision::Pose;
+
+/// Points closer to the image plane than this (metres, along z) count as behind the camera.
+constexpr double kMinDepth = 1e-9;
+
+struct Problem {
+  const double *world;
+  const double *image;
+  const double *weights;
+  int32_t count;
+  cv_intrinsics k;
+  double delta;
+
+  Eigen::Vector3d point(int32_t i) const { return Eigen::Vector3d(world[3 * i], world[3 * i + 1], world[3 * i + 2]); }
+  Eigen::Vector2d observation(int32_t i) const { return Eigen::Vector2d(image[2 * i], image[2 * i + 1]); }
+  double weight(int32_t i) const { return weights == nullptr ? 1.0 : weights[i]; }
+
+  /// Huber loss of an error of `e` pixels.
+  double huber(double e) const { return e <= delta ? 0.5 * e * e : delta * (e - 0.5 * delta); }
+
+  /// Robust cost; points behind the camera contribute a fixed penalty so that
+  /// a step cannot lower the cost by pushing points behind the camera.
+  double cost(const Pose &pose) const {
+    const double behind_penalty = huber(1e4);
+    double total = 0;
+    for (int32_t i = 0; i < count; ++i) {
+      const double w = weight(i);
+      if (w == 0) continue;
+      const Eigen::Vector3d p = pose.R * point(i) + pose.t;
+      total += w * (p.z() > kMinDepth ? huber((cvision::project(k, p) - observation(i)).norm()) : behind_penalty);
+    }
+    return total;
+  }
+};
+
+Pose apply_increment(const Pose &pose, const Eigen::Matrix<double, 6, 1> &xi) {
+  const Eigen::Matrix3d dR = cvision::so3_exp(xi.head<3>());
+  Pose next;
+  next.R = cvision::nearest_rotation(dR * pose.R);
+  next.t = dR * pose.t + xi.tail<3>();
+  return next;
+}
+
+}  // namespace
+
+extern "C" int32_t cv_refine_pose(const double *world_points, const double *image_points, const double *weights,
+                                  int32_t count, cv_intrinsics intrinsics, cv_refine_params params,
+                                  cv_pose *camera_from_world, double *rms_error, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_refine_pose", [&](cv_status *) -> int32_t {
+    cvision::require_count(count, 3, "count");
+    cvision::require_pointer(world_points, "world_points");
+    cvision::require_pointer(image_points, "image_points");
+    cvision::require_pointer(camera_from_world, "camera_from_world");
+    cvision::require_pointer(rms_error, "rms_error");
+    cvision::require_intrinsics(intrinsics);
+    if (params.iterations < 0 || params.iterations > 1000) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.iterations must be in 0...1000 (got %d)", params.iterations);
+    }
+    if (std::isnan(params.huber_delta) || params.huber_delta <= 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.huber_delta must be positive (got %g)", params.huber_delta);
+    }
+    cvision::require_finite_array(world_points, count, 3, "world_points");
+    cvision::require_finite_array(image_points, count, 2, "image_points");
+    if (weights != nullptr) {
+      for (int32_t i = 0; i < count; ++i) {
+        if (!std::isfinite(weights[i]) || weights[i] < 0) {
+          fail(CV_ERR_INVALID_ARGUMENT, "weights[%d] must be finite and non-negative (got %g)", i, weights[i]);
+        }
+      }
+    }
+    Pose pose = cvision::read_pose(*camera_from_world, "camera_from_world");
+    const Problem problem{world_points, image_points, weights, count, intrinsics, params.huber_delta};
+
+    double cost = problem.cost(pose);
+    double lambda = 1e-4;
+    for (int iteration = 0; iteration < params.iterations; ++iteration) {
+      // Normal equations of the IRLS-weighted problem at the current pose.
+      Eigen::Matrix<double, 6, 6> H = Eigen::Matrix<double, 6, 6>::Zero();
+      Eigen::Matrix<double, 6, 1> g = Eigen::Matrix<double, 6, 1>::Zero();
+      int used = 0;
+      for (int32_t i = 0; i < count; ++i) {
+        const double w_user = problem.weight(i);
+        if (w_user == 0) continue;
+        const Eigen::Vector3d p = pose.R * problem.point(i) + pose.t;
+        if (p.z() <= kMinDepth) continue;
+        const Eigen::Vector2d r = cvision::project(intrinsics, p) - problem.observation(i);
+        const double e = r.norm();
+        const double w = w_user * (e <= params.huber_delta ? 1.0 : params.huber_delta / e);
+        const double z_inv = 1.0 / p.z();
+        Eigen::Matrix<double, 2, 3> d_proj;
+        d_proj << intrinsics.fx * z_inv, 0, -intrinsics.fx * p.x() * z_inv * z_inv,  //
+            0, intrinsics.fy * z_inv, -intrinsics.fy * p.y() * z_inv * z_inv;
+        Eigen::Matrix<double, 3, 6> d_point;
+        d_point.leftCols<3>() = -cvision::skew(p);  // d(exp(w) p)/dw at 0
+        d_point.rightCols<3>() = Eigen::Matrix3d::Identity();
+        const Eigen::Matrix<double, 2, 6> J = d_proj * d_point;
+        H += w * J.transpose() * J;
+        g += w * J.transpose() * r;
+        ++used;
+      }
+      if (used < 3) break;
+      bool improved = false;
+      for (int attempt = 0; attempt < 10 && !improved; ++attempt) {
+        Eigen::Matrix<double, 6, 6> damped = H;
+        damped.diagonal() += lambda * H.diagonal().cwiseMax(1e-9);
+        const Eigen::Matrix<double, 6, 1> xi = damped.ldlt().solve(-g);
+        if (!xi.allFinite()) break;
+        const Pose candidate = apply_increment(pose, xi);
+        const double candidate_cost = problem.cost(candidate);
+        if (candidate_cost < cost) {
+          const double decrease = cost - candidate_cost;
+          pose = candidate;
+          cost = candidate_cost;
+          lambda = std::max(lambda / 10, 1e-12);
+          improved = true;
+          if (xi.norm() < 1e-12 || decrease <= 1e-15 * cost) iteration = params.iterations;  // converged
+        } else {
+          lambda *= 10;
+        }
+      }
+      if (!improved) break;  // no step lowers the cost: at a minimum (to numerical precision)
+    }
+
+    // RMS over the points in front of the camera that have a non-zero weight.
+    double sum = 0;
+    int used = 0;
+    for (int32_t i = 0; i < count; ++i) {
+      if (problem.weight(i) == 0) continue;
+      const Eigen::Vector3d p = pose.R * problem.point(i) + pose.t;
+      if (p.z() <= kMinDepth) continue;
+      sum += (cvision::project(intrinsics, p) - problem.observation(i)).squaredNorm();
+      ++used;
+    }
+    if (used == 0) fail(CV_ERR_NOT_ENOUGH_DATA, "no weighted point lies in front of the camera");
+    cvision::write_pose(pose, camera_from_world);
+    *rms_error = std::sqrt(sum / used);
+    return CV_OK;
+  });
+}

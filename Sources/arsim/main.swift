@@ -1,0 +1,47 @@
+import ARSim
+import Foundation
+
+// arsim: the command-line tool. Thin by design: each command parses its options, calls the
+// library, prints results on stdout and progress on stderr.
+
+let usage = """
+  usage: arsim COMMAND [options]
+
+  commands:
+    replay RECORDING     replay a recording and print a summary (arsim replay --help)
+    generate SCENE OUT   render a synthetic recording with ground truth (arsim generate --help)
+    eval, bench, render  not in this build yet
+
+  Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
+  """
+
+func runCommand(_ arguments: [String]) -> Int32 {
+  guard let command = arguments.first else {
+    printError(usage)
+    return 2
+  }
+  let rest = Array(arguments.dropFirst())
+  do {
+    switch command {
+    case "replay": return try ReplayCommand.run(rest)
+    case "generate": return try GenerateCommand.run(rest)
+    case "--help", "-h", "help":
+      print(usage)
+      return 0
+    case "eval", "bench", "render":
+      printError("arsim \(command): not in this build yet")
+      return 2
+    default:
+      printError("arsim: unknown command '\(command)'\n" + usage)
+      return 2
+    }
+  } catch let error as Arguments.UsageError {
+    printError("arsim \(command): \(error)")
+    return 2
+  } catch {
+    printError("arsim \(command): \(error)")
+    return 1
+  }
+}
+
+exit(runCommand(Array(CommandLine.arguments.dropFirst())))

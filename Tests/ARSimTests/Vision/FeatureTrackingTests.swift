@@ -1,0 +1,218 @@
+import ARSim
+import Foundation
+import Testing
+
+@Suite struct FeatureTrackingTests {
+  typealias Support = VisionTestSupport
+
+  static let width = 320
+  static let height = 240
+  /// The scene moves by (3, -2) pixels between the two images.
+  static let shift = SIMD2<Double>(3, -2)
+  static let texture = Support.Texture(width: width, height: height, seed: 2024)
+  static let first = texture.render(width: width, height: height)
+  static let second = texture.render(width: width, height: height, offset: shift)
+
+  static func isSortedStrongestFirst(_ keypoints: [Keypoint]) -> Bool {
+    zip(keypoints, keypoints.dropFirst()).allSatisfy { a, b in
+      a.response > b.response || (a.response == b.response && (a.y, a.x) <= (b.y, b.x))
+    }
+  }
+
+  @Test func fastFindsSortedFeaturesInsideTheImageAndHonoursTheMask() throws {
+    let detector = FeatureDetector(method: .fast, maxFeatures: 300, threshold: 10)
+    let keypoints = try detector.detect(in: Self.first)
+    #expect(keypoints.count >= 100)
+    #expect(keypoints.count <= 300)
+    #expect(Self.isSortedStrongestFirst(keypoints))
+    #expect(keypoints.allSatisfy { $0.x >= 0 && $0.y >= 0 && $0.x < 320 && $0.y < 240 && $0.angle == -1 })
+    #expect(try detector.detect(in: Self.first) == keypoints)  // deterministic
+
+    var mask = [UInt8](repeating: 0, count: Self.width * Self.height)
+    for y in 0..<Self.height {
+      for x in (Self.width / 2)..<Self.width { mask[y * Self.width + x] = 255 }
+    }
+    let masked = try detector.detect(in: Self.first, mask: mask)
+    #expect(!masked.isEmpty)
+    #expect(masked.allSatisfy { $0.x >= Float(Self.width / 2) - 0.5 })
+
+    let fewer = try FeatureDetector(method: .fast, maxFeatures: 10, threshold: 10).detect(in: Self.first)
+    #expect(fewer == Array(keypoints.prefix(10)))
+  }
+
+  @Test func gfttRespectsTheMinimumDistance() throws {
+    let detector = FeatureDetector(method: .gftt, maxFeatures: 200, threshold: 0.01, minDistance: 12)
+    let keypoints = try detector.detect(in: Self.first)
+    #expect(keypoints.count >= 100)
+    #expect(keypoints.count <= 200)
+    #expect(Self.isSortedStrongestFirst(keypoints))
+    #expect(keypoints.allSatisfy { $0.response > 0 })
+    var closest = Float.infinity
+    for i in keypoints.indices {
+      for j in keypoints.indices where j > i {
+        let d = keypoints[i].position - keypoints[j].position
+        closest = min(closest, (d * d).sum().squareRoot())
+      }
+    }
+    #expect(closest >= 12 - 1e-3)
+  }
+
+  @Test func kltTracksAKnownShiftToSubPixelAccuracy() throws {
+    let corners = try FeatureDetector(method: .gftt, maxFeatures: 150, threshold: 0.01, minDistance: 10)
+      .detect(in: Self.first)
+    let points = corners.map(\.position)
+    let tracked = try OpticalFlow.trackKLT(from: Self.first, to: Self.second, points: points)
+    #expect(tracked.count == points.count)
+    var errors = [Double]()
+    for (point, result) in zip(points, tracked) {
+      guard let result else { continue }
+      let expected = SIMD2<Double>(Double(point.x), Double(point.y)) + Self.shift
+      let d = SIMD2<Double>(Double(result.x), Double(result.y)) - expected
+      errors.append((d * d).sum().squareRoot())
+    }
+    // Points near the border may leave the image; nearly all others are found.
+    #expect(Double(errors.count) >= 0.9 * Double(points.count))
+    #expect(Support.median(errors) < 0.05)
+    #expect(errors.filter { $0 > 0.5 }.count <= points.count / 20)
+
+    // A good initial guess gives the same answer.
+    let guesses = points.map { $0 + SIMD2<Float>(3, -2) }
+    let guided = try OpticalFlow.trackKLT(
+      from: Self.first, to: Self.second, points: points, params: KLTParams(levels: 0), initial: guesses)
+    let guidedErrors = zip(points, guided).compactMap { point, result -> Double? in
+      guard let result else { return nil }
+      let d = SIMD2<Double>(Double(result.x - point.x), Double(result.y - point.y)) - Self.shift
+      return (d * d).sum().squareRoot()
+    }
+    #expect(Support.median(guidedErrors) < 0.05)
+  }
+
+  @Test func kltLosesPointsThatLeaveTheImage() throws {
+    // Content moves up by 2 px: a point on the top row ends outside the image.
+    let tracked = try OpticalFlow.trackKLT(
+      from: Self.first, to: Self.second, points: [SIMD2(100, 0.5), SIMD2(160, 120)])
+    #expect(tracked[0] == nil)
+    let centre = try #require(tracked[1])
+    #expect(abs(centre.x - 163) < 0.1 && abs(centre.y - 118) < 0.1)
+  }
+
+  /// Fraction of `matches` whose keypoints differ by the known shift within
+  /// `tolerance` pixels times 1.2^octave (ORB positions on pyramid level k are quantised
+  /// to that level's grid, 1.2^k pixels).
+  static func fractionConsistentWithShift(
+    _ matches: [DescriptorMatch], _ a: [Keypoint], _ b: [Keypoint], tolerance: Double
+  ) -> Double {
+    let correct = matches.filter { match in
+      let pa = a[match.a]
+      let pb = b[match.b]
+      let dx = Double(pb.x - pa.x) - shift.x
+      let dy = Double(pb.y - pa.y) - shift.y
+      let levelScale = pow(1.2, Double(max(pa.octave, pb.octave)))
+      return (dx * dx + dy * dy).squareRoot() <= tolerance * levelScale
+    }
+    return Double(correct.count) / Double(max(1, matches.count))
+  }
+
+  @Test func orbDescriptorsMatchAcrossTheShift() throws {
+    // Full resolution only: positions are exact to the pixel, so matches agree within 1 px.
+    let single = FeatureDetector(method: .orb, maxFeatures: 400, threshold: 10, pyramidLevels: 1)
+    let a = try single.detectAndDescribe(in: Self.first)
+    let b = try single.detectAndDescribe(in: Self.second)
+    #expect(a.keypoints.count >= 100)
+    #expect(a.descriptors.count == a.keypoints.count)
+    #expect(b.descriptors.count == b.keypoints.count)
+    #expect(Self.isSortedStrongestFirst(a.keypoints))
+    #expect(a.keypoints.allSatisfy { $0.angle >= 0 && $0.angle < 360 && $0.octave == 0 })
+    let matches = try DescriptorMatcher.match(a.descriptors, b.descriptors, maxDistance: 64, ratio: 0.8)
+    #expect(matches.count >= 50)
+    #expect(zip(matches, matches.dropFirst()).allSatisfy { $0.a < $1.a })
+    #expect(Self.fractionConsistentWithShift(matches, a.keypoints, b.keypoints, tolerance: 1) > 0.9)
+    #expect(matches.allSatisfy { $0.distance == a.descriptors[$0.a].distance(to: b.descriptors[$0.b]) })
+
+    // Four pyramid levels: keypoints on every level, still matched consistently.
+    let pyramid = FeatureDetector(method: .orb, maxFeatures: 400, threshold: 10, pyramidLevels: 4)
+    let pa = try pyramid.detectAndDescribe(in: Self.first)
+    let pb = try pyramid.detectAndDescribe(in: Self.second)
+    #expect(Set(pa.keypoints.map(\.octave)) == [0, 1, 2, 3])
+    let pyramidMatches = try DescriptorMatcher.match(pa.descriptors, pb.descriptors)
+    #expect(pyramidMatches.count >= 100)
+    #expect(
+      Self.fractionConsistentWithShift(pyramidMatches, pa.keypoints, pb.keypoints, tolerance: 1.5) > 0.9)
+
+    let notORB = #expect(throws: VisionError.self) {
+      try FeatureDetector(method: .fast).detectAndDescribe(in: Self.first)
+    }
+    #expect(notORB?.code == VisionError.invalidArgument.code)
+  }
+
+  @Test func matcherAppliesDistanceRatioAndCrossCheck() throws {
+    var generator = Support.Generator(seed: 5)
+    let a = (0..<40).map { _ in
+      ORBDescriptor(words: SIMD4(generator.next(), generator.next(), generator.next(), generator.next()))
+    }
+    // b is a reversed copy of a with 3 bits flipped in each descriptor.
+    let b = a.reversed().map { ORBDescriptor(words: $0.words ^ SIMD4(0b1011, 0, 0, 0)) }
+    let matches = try DescriptorMatcher.match(a, b)
+    #expect(matches.map(\.a) == Array(0..<40))
+    #expect(matches.allSatisfy { $0.b == 39 - $0.a && $0.distance == 3 })
+    #expect(try DescriptorMatcher.match(a, b, maxDistance: 2).isEmpty)
+
+    // Two equally close candidates fail the ratio test but pass with ratio 1 (disabled).
+    let twins = [a[0], a[0]]
+    #expect(try DescriptorMatcher.match([a[0]], twins, ratio: 0.9).isEmpty)
+    #expect(try DescriptorMatcher.match([a[0]], twins, ratio: 1, crossCheck: false).map(\.b) == [0])
+    // Cross check: both a[0] and its copy want b[0]; only the mutual pair survives.
+    let crossed = try DescriptorMatcher.match([a[0], a[0]], [a[0]], ratio: 1, crossCheck: true)
+    #expect(crossed == [DescriptorMatch(a: 0, b: 0, distance: 0)])
+    #expect(try DescriptorMatcher.match([], b).isEmpty)
+
+    let bytes = a[7].bytes
+    #expect(bytes.count == 32)
+    #expect(ORBDescriptor(bytes: bytes) == a[7])
+    #expect(UInt64(bytes[0]) == a[7].words[0] & 0xFF)
+
+    let badRatio = #expect(throws: VisionError.self) { try DescriptorMatcher.match(a, b, ratio: 0) }
+    #expect(badRatio?.code == VisionError.invalidArgument.code)
+    #expect(badRatio?.message.contains("ratio") == true)
+  }
+
+  @Test func invalidArgumentsAreReportedNotCrashed() throws {
+    let empty = GrayImage(width: 0, height: 0)
+    let size = #expect(throws: VisionError.self) { try FeatureDetector().detect(in: empty) }
+    #expect(size?.code == VisionError.invalidArgument.code)
+
+    let mask = #expect(throws: VisionError.self) {
+      try FeatureDetector().detect(in: Self.first, mask: [1, 2, 3])
+    }
+    #expect(mask?.code == VisionError.invalidArgument.code)
+
+    let quality = #expect(throws: VisionError.self) {
+      try FeatureDetector(method: .gftt, threshold: 2).detect(in: Self.first)
+    }
+    #expect(quality?.message.contains("threshold") == true)
+
+    let scale = #expect(throws: VisionError.self) {
+      try FeatureDetector(method: .orb, scaleFactor: 1).detect(in: Self.first)
+    }
+    #expect(scale?.message.contains("scale_factor") == true)
+
+    let window = #expect(throws: VisionError.self) {
+      try OpticalFlow.trackKLT(
+        from: Self.first, to: Self.second, points: [SIMD2(10, 10)], params: KLTParams(window: 20))
+    }
+    #expect(window?.code == VisionError.invalidArgument.code)
+    #expect(window?.message.contains("window") == true)
+
+    let small = GrayImage(width: 10, height: 10)
+    let sizes = #expect(throws: VisionError.self) {
+      try OpticalFlow.trackKLT(from: Self.first, to: small, points: [SIMD2(1, 1)])
+    }
+    #expect(sizes?.code == VisionError.invalidArgument.code)
+
+    let nan = #expect(throws: VisionError.self) {
+      try OpticalFlow.trackKLT(from: Self.first, to: Self.second, points: [SIMD2(.nan, 1)])
+    }
+    #expect(nan?.message.contains("previous_points[0]") == true)
+    #expect(try OpticalFlow.trackKLT(from: Self.first, to: Self.second, points: []).isEmpty)
+  }
+}

@@ -1,0 +1,110 @@
+import ARSim
+import ARSimTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `arsim` executable, which sits beside the test bundle.
+enum CLI {
+  struct Result {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+  }
+
+  static var executable: URL {
+    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return here.appendingPathComponent("arsim")
+  }
+
+  static func run(_ arguments: [String]) throws -> Result {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read both pipes to the end before waiting, so a full pipe cannot block the child.
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Result(
+      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+      stderr: String(decoding: errData, as: UTF8.self))
+  }
+}
+
+@Suite struct ReplayCommandTests {
+  @Test func replaysAnARSimFolder() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 4)
+    let result = try CLI.run(["replay", folder, "--planes", "none"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("recording: \(folder) (arsim)"))
+    #expect(result.stdout.contains("frames: 4 over 0.300 s"))
+    #expect(result.stdout.contains("depth: 4 frames, 99.9% valid pixels"))
+    #expect(result.stdout.contains("imu: 40 samples"))
+    #expect(result.stdout.contains("ground truth: 4 poses"))
+    #expect(result.stderr.contains("replay: 4/4 frames"))
+  }
+
+  @Test func replaysATUMFolder() throws {
+    let folder = try RecordingFixtures.writeTUM(frames: 3, sidecar: false)
+    let result = try CLI.run(["replay", folder, "--intrinsics", "40,40,15.5,11.5", "--planes", "none"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("(tum)"))
+    #expect(result.stdout.contains("camera: 32x24, fx 40.0 fy 40.0 cx 15.5 cy 11.5 (from --intrinsics)"))
+    #expect(result.stdout.contains("frames: 3 over 0.200 s"))
+    #expect(result.stdout.contains("depth: 3 frames"))
+  }
+
+  @Test func replayIsDeterministic() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 3)
+    let a = try CLI.run(["replay", folder])
+    let b = try CLI.run(["replay", folder])
+    #expect(a.status == 0)
+    #expect(a.stdout == b.stdout)
+  }
+
+  @Test func badInputGivesOneLineNamingTheFile() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 2)
+    try FileManager.default.removeItem(atPath: folder + "/depth/000001.png")
+    let result = try CLI.run(["replay", folder])
+    #expect(result.status == 1)
+    #expect(
+      result.stderr.hasSuffix(
+        "\(folder)/depth/000001.png: no such file (listed in \(folder)/frames.txt line 3)\n"))
+  }
+
+  @Test func optionsAreValidated() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 1)
+    let cases: [([String], String)] = [
+      (["replay", folder, "--format", "zip"], "--format must be one of auto, arsim, tum, got 'zip'"),
+      (
+        ["replay", folder, "--intrinsics", "1,2,3"], "--intrinsics: intrinsics must be four positive numbers"
+      ),
+      (["replay", folder, "--bogus"], "unknown option --bogus"),
+      (["replay"], "missing RECORDING"),
+      (["replay", folder, "--planes", "diagonal"], "--planes must be one of"),
+      (["replay", folder, "--taps", "x.txt"], "--taps and --hits go together"),
+      (["replay", folder, "--format", "tum"], "rgb.txt: no such file"),
+      (["replay", folder, "--trajectory", "t.txt"], "--trajectory needs camera tracking, which this build"),
+    ]
+    for (arguments, message) in cases {
+      let result = try CLI.run(arguments)
+      #expect(result.status != 0, "\(arguments)")
+      #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): one line")
+    }
+  }
+
+  @Test func helpDocumentsEveryOption() throws {
+    let result = try CLI.run(["replay", "--help"])
+    #expect(result.status == 0)
+    for option in [
+      "--format", "--intrinsics", "--mode", "--planes", "--trajectory", "--events", "--taps", "--hits",
+    ] {
+      #expect(result.stdout.contains(option))
+    }
+  }
+}
