@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <numeric>
+#include <memory>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -146,6 +147,82 @@ extern "C" int32_t cv_detect_features(cv_gray_image image, const uint8_t *mask, 
   });
 }
 
+struct cv_pyramid {
+  std::vector<cv::Mat> levels;
+  int32_t width;
+  int32_t height;
+  int32_t window;
+  int32_t levels_above_base;
+};
+
+namespace {
+
+void check_klt_params(const cv_klt_params &params, int32_t count) {
+  if (count < 0) fail(CV_ERR_INVALID_ARGUMENT, "count must not be negative (got %d)", count);
+  if (params.window < 5 || params.window % 2 == 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.window must be odd and at least 5 (got %d)", params.window);
+  }
+  if (params.levels < 0 || params.levels > 10) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.levels must be in 0...10 (got %d)", params.levels);
+  }
+  cvision::require_count(params.max_iterations, 1, "params.max_iterations");
+  if (!std::isfinite(params.epsilon) || params.epsilon <= 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.epsilon must be positive and finite (got %g)", double(params.epsilon));
+  }
+  if (std::isnan(params.max_error) || params.max_error <= 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.max_error must be positive (got %g)", double(params.max_error));
+  }
+}
+
+/// The common body of both KLT entry points: `previous` and `next` are images or pyramids.
+int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, int32_t height,
+                  const float *previous_points, int32_t count, const cv_klt_params &params, float *next_points,
+                  uint8_t *found, float *error) {
+  if (count == 0) return CV_OK;
+  cvision::require_pointer(previous_points, "previous_points");
+  cvision::require_pointer(next_points, "next_points");
+  cvision::require_pointer(found, "found");
+
+  std::vector<cv::Point2f> from(static_cast<size_t>(count)), to;
+  for (int32_t i = 0; i < count; ++i) {
+    from[i] = cv::Point2f(previous_points[2 * i], previous_points[2 * i + 1]);
+    if (!std::isfinite(from[i].x) || !std::isfinite(from[i].y)) {
+      fail(CV_ERR_INVALID_ARGUMENT, "previous_points[%d] is not finite", i);
+    }
+  }
+  int flags = 0;
+  if (params.use_initial != 0) {
+    flags = cv::OPTFLOW_USE_INITIAL_FLOW;
+    to.resize(size_t(count));
+    for (int32_t i = 0; i < count; ++i) {
+      to[i] = cv::Point2f(next_points[2 * i], next_points[2 * i + 1]);
+      if (!std::isfinite(to[i].x) || !std::isfinite(to[i].y)) {
+        fail(CV_ERR_INVALID_ARGUMENT, "next_points[%d] (initial guess) is not finite", i);
+      }
+    }
+  }
+  std::vector<uchar> tracked;
+  std::vector<float> errors;
+  const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
+                                  double(params.epsilon));
+  cv::calcOpticalFlowPyrLK(previous, next, from, to, tracked, errors, cv::Size(params.window, params.window),
+                           params.levels, criteria, flags);
+  const float max_x = float(width - 1), max_y = float(height - 1);
+  for (int32_t i = 0; i < count; ++i) {
+    const cv::Point2f p = to[i];
+    const bool inside = std::isfinite(p.x) && std::isfinite(p.y) && p.x >= 0 && p.y >= 0 && p.x <= max_x &&
+                        p.y <= max_y;
+    const bool ok = tracked[i] != 0 && inside && errors[i] <= params.max_error;
+    next_points[2 * i] = p.x;
+    next_points[2 * i + 1] = p.y;
+    found[i] = ok ? 1 : 0;
+    if (error != nullptr) error[i] = errors[i];
+  }
+  return CV_OK;
+}
+
+}  // namespace
+
 extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
                                 int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
                                 float *error, cv_status *status) noexcept {
@@ -156,61 +233,56 @@ extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, cons
       fail(CV_ERR_INVALID_ARGUMENT, "previous (%d x %d) and next (%d x %d) must have the same size", previous.width,
            previous.height, next.width, next.height);
     }
-    if (count < 0) fail(CV_ERR_INVALID_ARGUMENT, "count must not be negative (got %d)", count);
-    if (params.window < 5 || params.window % 2 == 0) {
-      fail(CV_ERR_INVALID_ARGUMENT, "params.window must be odd and at least 5 (got %d)", params.window);
-    }
-    if (params.levels < 0 || params.levels > 10) {
-      fail(CV_ERR_INVALID_ARGUMENT, "params.levels must be in 0...10 (got %d)", params.levels);
-    }
-    cvision::require_count(params.max_iterations, 1, "params.max_iterations");
-    if (!std::isfinite(params.epsilon) || params.epsilon <= 0) {
-      fail(CV_ERR_INVALID_ARGUMENT, "params.epsilon must be positive and finite (got %g)", double(params.epsilon));
-    }
-    if (std::isnan(params.max_error) || params.max_error <= 0) {
-      fail(CV_ERR_INVALID_ARGUMENT, "params.max_error must be positive (got %g)", double(params.max_error));
-    }
-    if (count == 0) return CV_OK;
-    cvision::require_pointer(previous_points, "previous_points");
-    cvision::require_pointer(next_points, "next_points");
-    cvision::require_pointer(found, "found");
+    check_klt_params(params, count);
+    return track_klt(prev_mat, next_mat, next.width, next.height, previous_points, count, params, next_points, found,
+                     error);
+  });
+}
 
-    std::vector<cv::Point2f> from(static_cast<size_t>(count)), to;
-    for (int32_t i = 0; i < count; ++i) {
-      from[i] = cv::Point2f(previous_points[2 * i], previous_points[2 * i + 1]);
-      if (!std::isfinite(from[i].x) || !std::isfinite(from[i].y)) {
-        fail(CV_ERR_INVALID_ARGUMENT, "previous_points[%d] is not finite", i);
-      }
+extern "C" cv_pyramid *cv_pyramid_build(cv_gray_image image, int32_t window, int32_t levels,
+                                        cv_status *status) noexcept {
+  cv_pyramid *built = nullptr;
+  cvision::guarded(status, "cv_pyramid_build", [&](cv_status *) -> int32_t {
+    const cv::Mat mat = cvision::wrap_gray(image, "image");
+    if (window < 5 || window % 2 == 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "window must be odd and at least 5 (got %d)", window);
     }
-    int flags = 0;
-    if (params.use_initial != 0) {
-      flags = cv::OPTFLOW_USE_INITIAL_FLOW;
-      to.resize(size_t(count));
-      for (int32_t i = 0; i < count; ++i) {
-        to[i] = cv::Point2f(next_points[2 * i], next_points[2 * i + 1]);
-        if (!std::isfinite(to[i].x) || !std::isfinite(to[i].y)) {
-          fail(CV_ERR_INVALID_ARGUMENT, "next_points[%d] (initial guess) is not finite", i);
-        }
-      }
-    }
-    std::vector<uchar> tracked;
-    std::vector<float> errors;
-    const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
-                                    double(params.epsilon));
-    cv::calcOpticalFlowPyrLK(prev_mat, next_mat, from, to, tracked, errors, cv::Size(params.window, params.window),
-                             params.levels, criteria, flags);
-    const float max_x = float(next.width - 1), max_y = float(next.height - 1);
-    for (int32_t i = 0; i < count; ++i) {
-      const cv::Point2f p = to[i];
-      const bool inside = std::isfinite(p.x) && std::isfinite(p.y) && p.x >= 0 && p.y >= 0 && p.x <= max_x &&
-                          p.y <= max_y;
-      const bool ok = tracked[i] != 0 && inside && errors[i] <= params.max_error;
-      next_points[2 * i] = p.x;
-      next_points[2 * i + 1] = p.y;
-      found[i] = ok ? 1 : 0;
-      if (error != nullptr) error[i] = errors[i];
-    }
+    if (levels < 0 || levels > 10) fail(CV_ERR_INVALID_ARGUMENT, "levels must be in 0...10 (got %d)", levels);
+    auto pyramid = std::make_unique<cv_pyramid>();
+    pyramid->width = image.width;
+    pyramid->height = image.height;
+    pyramid->window = window;
+    pyramid->levels_above_base = levels;
+    // The pyramid may keep views of its input: give it a copy (reference counted) so that the
+    // caller's buffer is not kept.
+    cv::buildOpticalFlowPyramid(mat.clone(), pyramid->levels, cv::Size(window, window), levels, true);
+    built = pyramid.release();
     return CV_OK;
+  });
+  return built;
+}
+
+extern "C" void cv_pyramid_free(cv_pyramid *pyramid) noexcept { delete pyramid; }
+
+extern "C" int32_t cv_track_klt_pyramids(const cv_pyramid *previous, const cv_pyramid *next,
+                                         const float *previous_points, int32_t count, cv_klt_params params,
+                                         float *next_points, uint8_t *found, float *error,
+                                         cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_track_klt_pyramids", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(previous, "previous");
+    cvision::require_pointer(next, "next");
+    if (previous->width != next->width || previous->height != next->height) {
+      fail(CV_ERR_INVALID_ARGUMENT, "previous (%d x %d) and next (%d x %d) must have the same size",
+           previous->width, previous->height, next->width, next->height);
+    }
+    check_klt_params(params, count);
+    if (params.window != previous->window || params.window != next->window ||
+        params.levels > previous->levels_above_base || params.levels > next->levels_above_base) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params (window %d, levels %d) do not match the pyramids (window %d, levels %d)",
+           params.window, params.levels, previous->window, previous->levels_above_base);
+    }
+    return track_klt(previous->levels, next->levels, next->width, next->height, previous_points, count, params,
+                     next_points, found, error);
   });
 }
 

@@ -193,7 +193,78 @@ package struct KLTParams: Sendable, Equatable, Codable {
 }
 
 /// Sparse optical flow.
+/// A frame's image pyramid prepared for KLT, built once and used as the `to` image of one
+/// tracking call and the `from` image of the next. Owns the C++ pyramid and frees it in `deinit`.
+package final class KLTPyramid {
+  /// Image size in pixels.
+  package let width: Int
+  package let height: Int
+  /// The KLT parameters the pyramid was built for (window and levels must match when tracking).
+  package let params: KLTParams
+  fileprivate let handle: OpaquePointer
+
+  /// Builds the pyramid of `image` for `params.window` and `params.levels`.
+  package init(_ image: GrayImage, params: KLTParams) throws(VisionError) {
+    var status = cv_status()
+    let window = try VisionError.int32(params.window, "params.window")
+    let levels = try VisionError.int32(params.levels, "params.levels")
+    let width = try VisionError.int32(image.width, "image.width")
+    let height = try VisionError.int32(image.height, "image.height")
+    let built = image.pixels.withUnsafeBufferPointer { pixels in
+      cv_pyramid_build(
+        cv_gray_image(pixels: pixels.baseAddress, width: width, height: height, stride: width), window,
+        levels,
+        &status)
+    }
+    guard let built else { throw VisionError(status) }
+    handle = built
+    self.width = image.width
+    self.height = image.height
+    self.params = params
+  }
+
+  deinit { cv_pyramid_free(handle) }
+}
+
 package enum OpticalFlow {
+  /// Tracks `points` from the `from` pyramid's image into the `to` pyramid's image with the
+  /// parameters both were built for; as ``trackKLT(from:to:points:params:initial:)`` otherwise.
+  package static func trackKLT(
+    from: KLTPyramid, to: KLTPyramid, points: [SIMD2<Float>], initial: [SIMD2<Float>]? = nil
+  ) throws(VisionError) -> [SIMD2<Float>?] {
+    if let initial, initial.count != points.count {
+      throw .invalidArgument("initial has \(initial.count) points; points has \(points.count)")
+    }
+    let params = to.params
+    let count = try VisionError.int32(points.count, "points.count")
+    let cParams = cv_klt_params(
+      window: try VisionError.int32(params.window, "params.window"),
+      levels: try VisionError.int32(params.levels, "params.levels"),
+      max_iterations: try VisionError.int32(params.maxIterations, "params.maxIterations"),
+      epsilon: params.epsilon, max_error: params.maxError, use_initial: initial == nil ? 0 : 1)
+    var previous = [Float]()
+    previous.reserveCapacity(2 * points.count)
+    for p in points { previous += [p.x, p.y] }
+    var next = [Float](repeating: 0, count: 2 * points.count)
+    for (i, p) in (initial ?? []).enumerated() {
+      next[2 * i] = p.x
+      next[2 * i + 1] = p.y
+    }
+    var found = [UInt8](repeating: 0, count: points.count)
+    var status = cv_status()
+    let code = previous.withUnsafeBufferPointer { previousBuffer in
+      next.withUnsafeMutableBufferPointer { nextBuffer in
+        found.withUnsafeMutableBufferPointer { foundBuffer in
+          cv_track_klt_pyramids(
+            from.handle, to.handle, previousBuffer.baseAddress, count, cParams, nextBuffer.baseAddress,
+            foundBuffer.baseAddress, nil, &status)
+        }
+      }
+    }
+    try VisionError.check(code, status)
+    return (0..<points.count).map { found[$0] != 0 ? SIMD2(next[2 * $0], next[2 * $0 + 1]) : nil }
+  }
+
   /// Tracks `points` (pixels in `from`) into `to` with pyramidal Lucas-Kanade.
   ///
   /// Returns one entry per point: its position in `to` in pixels, or `nil` when it was lost

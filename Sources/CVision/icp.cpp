@@ -1,0 +1,571 @@
+// Dense depth alignment: coarse-to-fine point-to-plane ICP with projective data association.
+//
+// Unknown: T = current_from_reference (R, t), updated by a left increment
+// T <- exp(xi) T (R <- exp(omega) R, t <- exp(omega) t + v). A reference point p with unit
+// normal n (reference frame) maps to q = T p with normal m = R n and is paired with the current
+// point c at the pixel where q projects. The residual is r = m . (c - q) (equal to
+// n . (T^-1 c - p)), and its Jacobian with respect to xi = (omega, v) is J = [(m x c)^T, -m^T].
+//
+// Speed: depth maps are copied once into float buffers in which 0 marks an invalid pixel;
+// reference points and normals are computed once per level; the association loop handles four
+// points at a time with GCC/Clang vector extensions (SSE on x86-64, NEON on ARM64) in single
+// precision, with sums carried into doubles every few hundred points. The buffers live in a
+// per-thread workspace that keeps its capacity between calls (fresh multi-megabyte allocations
+// cost more in page faults than a level of ICP).
+//
+// Determinism: one thread, a fixed order of operations, no global state besides the scratch
+// buffers (fully rewritten by every call): the same inputs give bit-identical outputs.
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "cvision.h"
+#include "geometry.hpp"
+#include "status.hpp"
+
+namespace {
+
+using cvision::fail;
+using cvision::Pose;
+
+/// Depth discontinuity threshold: two pixels one pixel apart (at focal length f, pixels) are on
+/// the same surface when their depths differ by at most kEdgeSlope * d / f, which accepts
+/// surfaces seen at more than atan(1 / kEdgeSlope) ~ 5.7 degrees from the ray.
+constexpr double kEdgeSlope = 10.0;
+
+/// Fewest correspondences a Gauss-Newton step (and the final pose) needs.
+constexpr int kMinCorrespondences = 6;
+
+/// Coarsest level size accepted (pixels, both directions).
+constexpr int kMinLevelSize = 4;
+
+/// Points processed together (the width of Float4).
+constexpr int kLanes = 4;
+
+/// Points whose sums are accumulated in single precision before they are added into doubles.
+constexpr size_t kBlock = 512;
+
+// MARK: Four-lane arithmetic
+
+/// Four floats or four 32-bit integers. Comparisons give 0 or -1 per lane.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
+
+inline Float4 load4(const float *p) {
+  Float4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+inline Float4 splat(double x) { return Float4{} + float(x); }
+inline Float4 select(Int4 mask, Float4 a, Float4 b) { return Float4((Int4(a) & mask) | (Int4(b) & ~mask)); }
+inline Float4 abs4(Float4 x) { return Float4(Int4(x) & 0x7fffffff); }
+inline bool any(Int4 mask) { return (mask[0] | mask[1] | mask[2] | mask[3]) != 0; }
+inline double sum(Float4 x) { return (double(x[0]) + double(x[1])) + (double(x[2]) + double(x[3])); }
+
+/// Normals (pointing towards the camera, not normalised) of four pixels from the central
+/// differences of their back-projected neighbours `step` pixels away:
+/// k = (P(v + step) - P(v - step)) x (P(u + step) - P(u - step)).
+/// `x`, `y`: normalised coordinates (u - cx) / fx, (v - cy) / fy of the pixels; `step_x`,
+/// `step_y`: step / fx, step / fy; d, left, right, up, down: depths of the pixel and its
+/// neighbours. `ok` is false where a neighbour is invalid (not > 0, NaN included) or differs from
+/// d by more than `tolerance` (a depth discontinuity), or where k vanishes.
+struct Normals4 {
+  Float4 x, y, z;
+  Int4 ok;
+};
+
+inline Normals4 normals4(Float4 x, Float4 y, Float4 step_x, Float4 step_y, Float4 d, Float4 left, Float4 right,
+                         Float4 up, Float4 down, Float4 tolerance) {
+  const Float4 zero = Float4{};
+  Normals4 k;
+  k.ok = (left > zero) & (right > zero) & (up > zero) & (down > zero) & (abs4(left - d) <= tolerance) &
+         (abs4(right - d) <= tolerance) & (abs4(up - d) <= tolerance) & (abs4(down - d) <= tolerance);
+  const Float4 dx0 = (x + step_x) * right - (x - step_x) * left, dx1 = y * (right - left), dx2 = right - left;
+  const Float4 dy0 = x * (down - up), dy1 = (y + step_y) * down - (y - step_y) * up, dy2 = down - up;
+  k.x = dy1 * dx2 - dy2 * dx1;
+  k.y = dy2 * dx0 - dy0 * dx2;
+  k.z = dy0 * dx1 - dy1 * dx0;
+  k.ok &= (k.x * k.x + k.y * k.y + k.z * k.z) > zero;
+  return k;
+}
+
+// MARK: Pyramid
+
+/// One pyramid level of a depth map: depths (0 = invalid) and the level's intrinsics.
+struct DepthLevel {
+  int width = 0;
+  int height = 0;
+  double fx = 0, fy = 0, cx = 0, cy = 0;
+  double edge_ratio = 0;  // kEdgeSlope / min(fx, fy): tolerance per pixel, relative to depth
+  int normal_step = 1;    // neighbours used for normals are this many pixels away
+  std::vector<float> depth;
+
+  void set_intrinsics(double fx_, double fy_, double cx_, double cy_) {
+    fx = fx_;
+    fy = fy_;
+    cx = cx_;
+    cy = cy_;
+    edge_ratio = kEdgeSlope / std::min(fx, fy);
+  }
+};
+
+/// Copies a caller's depth map, marking NaN, non-positive and out-of-range depths with 0.
+void load_level0(const float *input, int width, int height, double min_depth, double max_depth,
+                 DepthLevel &level) {
+  level.width = width;
+  level.height = height;
+  const size_t count = size_t(width) * size_t(height);
+  level.depth.resize(count);
+  float *out = level.depth.data();
+  // The float bounds equivalent to the double ones: d >= low <=> double(d) >= min_depth.
+  float low = float(min_depth);
+  if (double(low) < min_depth) low = std::nextafter(low, std::numeric_limits<float>::infinity());
+  float high = max_depth >= double(std::numeric_limits<float>::max()) ? std::numeric_limits<float>::infinity()
+                                                                       : float(max_depth);
+  if (double(high) > max_depth) high = std::nextafter(high, 0.0f);
+  for (size_t i = 0; i < count; ++i) {
+    const float d = input[i];
+    // NaN fails every comparison and so becomes 0.
+    out[i] = (d > 0 && d >= low && d <= high) ? d : 0.0f;
+  }
+}
+
+/// 2x2 downsampling that averages the valid depths of each block, unless they differ by more
+/// than the discontinuity threshold of the finer level (then the coarse pixel is invalid).
+void downsample(const DepthLevel &fine, DepthLevel &coarse) {
+  coarse.width = fine.width / 2;
+  coarse.height = fine.height / 2;
+  coarse.depth.resize(size_t(coarse.width) * size_t(coarse.height));
+  // Block corners are up to two pixel steps apart (diagonal).
+  const float ratio = float(2.0 * fine.edge_ratio);
+  for (int y = 0; y < coarse.height; ++y) {
+    const float *top = fine.depth.data() + size_t(2 * y) * size_t(fine.width);
+    const float *bottom = top + fine.width;
+    float *out = coarse.depth.data() + size_t(y) * size_t(coarse.width);
+    for (int x = 0; x < coarse.width; ++x) {
+      const float block[4] = {top[2 * x], top[2 * x + 1], bottom[2 * x], bottom[2 * x + 1]};
+      float sum = 0, low = std::numeric_limits<float>::infinity(), high = 0;
+      int valid = 0;
+      for (float d : block) {
+        if (d > 0) {
+          sum += d;
+          low = std::min(low, d);
+          high = std::max(high, d);
+          ++valid;
+        }
+      }
+      out[x] = (valid == 0 || high - low > ratio * low) ? 0.0f : sum / float(valid);
+    }
+  }
+  coarse.set_intrinsics(fine.fx / 2, fine.fy / 2, (fine.cx - 0.5) / 2, (fine.cy - 0.5) / 2);
+}
+
+// MARK: Reference samples
+
+/// The reference surface of one level: points and unit normals (reference optical frame) as
+/// separate arrays, padded to a multiple of kLanes with points that can never match (NaN
+/// position, zero normal).
+struct ReferenceSamples {
+  std::vector<float> px, py, pz, nx, ny, nz;
+  size_t count = 0;      // real points
+  int valid_pixels = 0;  // sampled pixels with a valid depth (with or without a normal)
+};
+
+/// Samples the reference surface of one level at every `stride`-th pixel in x and y, keeping the
+/// pixels with a valid depth and normal.
+void sample_reference(const DepthLevel &level, int stride, ReferenceSamples &samples) {
+  const int width = level.width, height = level.height, step = level.normal_step;
+  const ptrdiff_t vertical = ptrdiff_t(step) * width;
+  const size_t columns = size_t((width + stride - 1) / stride);
+  const size_t capacity = columns * size_t((height + stride - 1) / stride) + kLanes;
+  std::vector<float> *arrays[6] = {&samples.px, &samples.py, &samples.pz, &samples.nx, &samples.ny, &samples.nz};
+  for (std::vector<float> *array : arrays) {
+    if (array->size() < capacity) array->resize(capacity);
+  }
+  float *px = samples.px.data(), *py = samples.py.data(), *pz = samples.pz.data();
+  float *nx = samples.nx.data(), *ny = samples.ny.data(), *nz = samples.nz.data();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Float4 step_x = splat(step / level.fx), step_y = splat(step / level.fy);
+  const Float4 edge_tolerance = splat(level.edge_ratio * step);
+  const double inverse_fx = 1.0 / level.fx, inverse_fy = 1.0 / level.fy;
+  size_t n = 0;
+  int valid_pixels = 0;
+  for (int v = 0; v < height; v += stride) {
+    const float *row = level.depth.data() + size_t(v) * size_t(width);
+    const bool row_inside = v >= step && v < height - step;
+    const Float4 y = splat((v - level.cy) * inverse_fy);
+    for (int u0 = 0; u0 < width; u0 += kLanes * stride) {
+      alignas(16) float centre[kLanes], left[kLanes], right[kLanes], up[kLanes], down[kLanes], xs[kLanes];
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const int u = u0 + lane * stride;
+        xs[lane] = float((u - level.cx) * inverse_fx);
+        centre[lane] = u < width ? row[u] : 0.0f;
+        if (row_inside && u >= step && u < width - step) {
+          left[lane] = row[u - step];
+          right[lane] = row[u + step];
+          up[lane] = row[u - vertical];
+          down[lane] = row[u + vertical];
+        } else {
+          left[lane] = right[lane] = up[lane] = down[lane] = nan;  // no normal at the border
+        }
+      }
+      const Float4 d = load4(centre), x = load4(xs);
+      const Normals4 k = normals4(x, y, step_x, step_y, d, load4(left), load4(right), load4(up), load4(down),
+                                  edge_tolerance * d);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        if (!(centre[lane] > 0)) continue;
+        ++valid_pixels;
+        if (k.ok[lane] == 0) continue;
+        const float inverse = 1.0f / std::sqrt(k.x[lane] * k.x[lane] + k.y[lane] * k.y[lane] + k.z[lane] * k.z[lane]);
+        px[n] = x[lane] * centre[lane];
+        py[n] = y[lane] * centre[lane];
+        pz[n] = centre[lane];
+        nx[n] = k.x[lane] * inverse;
+        ny[n] = k.y[lane] * inverse;
+        nz[n] = k.z[lane] * inverse;
+        ++n;
+      }
+    }
+  }
+  samples.count = n;
+  samples.valid_pixels = valid_pixels;
+  for (; n % kLanes != 0; ++n) {
+    px[n] = py[n] = pz[n] = nan;
+    nx[n] = ny[n] = nz[n] = 0;
+  }
+  for (std::vector<float> *array : arrays) array->resize(n);  // keeps the capacity
+}
+
+// MARK: Association
+
+/// What one pass over the correspondences accumulates: the upper triangle of the weighted 6x6
+/// normal matrix, the weighted gradient, the sum of weights and the unweighted squared residuals.
+struct Accumulator {
+  double H[21] = {};
+  double g[6] = {};
+  double weight = 0;
+  double squared_error = 0;
+  int count = 0;
+
+  Eigen::Matrix<double, 6, 6> hessian() const {
+    Eigen::Matrix<double, 6, 6> m;
+    int k = 0;
+    for (int i = 0; i < 6; ++i) {
+      for (int j = i; j < 6; ++j) {
+        m(i, j) = H[k];
+        m(j, i) = H[k];
+        ++k;
+      }
+    }
+    return m;
+  }
+};
+
+struct Gates {
+  double max_distance2;   // squared, metres^2
+  double min_cos_normal;  // cos of the largest normal angle
+  double cos2_normal;     // its square
+  int robust_loss;        // CV_ROBUST_*
+  double robust_scale;    // metres
+};
+
+/// One pass of projective data association at the pose T = current_from_reference, accumulating
+/// the robustly weighted normal equations of the correspondences that pass the gates.
+///
+/// Four reference points at a time in single precision (branch-free, rejected lanes get weight
+/// 0); the sums are kept per lane in floats for blocks of kBlock points and then added, in a
+/// fixed order, into doubles.
+Accumulator associate(const ReferenceSamples &reference, const DepthLevel &current, const Pose &T,
+                      const Gates &gates) {
+  const Float4 r00 = splat(T.R(0, 0)), r01 = splat(T.R(0, 1)), r02 = splat(T.R(0, 2));
+  const Float4 r10 = splat(T.R(1, 0)), r11 = splat(T.R(1, 1)), r12 = splat(T.R(1, 2));
+  const Float4 r20 = splat(T.R(2, 0)), r21 = splat(T.R(2, 1)), r22 = splat(T.R(2, 2));
+  const Float4 t0 = splat(T.t(0)), t1 = splat(T.t(1)), t2 = splat(T.t(2));
+  const int width = current.width;
+  const int step = current.normal_step;
+  const ptrdiff_t vertical = ptrdiff_t(step) * width;
+  const Float4 fx = splat(current.fx), fy = splat(current.fy);
+  const Float4 inverse_fx = splat(1.0 / current.fx), inverse_fy = splat(1.0 / current.fy);
+  const Float4 cx = splat(current.cx), cy = splat(current.cy);
+  // +0.5 so that truncation gives the nearest pixel.
+  const Float4 cx_round = splat(current.cx + 0.5), cy_round = splat(current.cy + 0.5);
+  // The normal needs the four neighbours: stay `step` pixels inside the border.
+  const Float4 min_u = splat(step), min_v = splat(step);
+  const Float4 max_u = splat(current.width - step), max_v = splat(current.height - step);
+  const Float4 step_x = splat(step / current.fx), step_y = splat(step / current.fy);
+  const Float4 edge_tolerance = splat(current.edge_ratio * step);
+  const Float4 max_distance2 = splat(gates.max_distance2);
+  const bool acute = gates.min_cos_normal >= 0;
+  const Float4 cos2 = splat(gates.cos2_normal);
+  const bool huber = gates.robust_loss == CV_ROBUST_HUBER;
+  const Float4 scale = splat(gates.robust_scale), inverse_scale = splat(1.0 / gates.robust_scale);
+  const Float4 zero = Float4{}, one = splat(1.0);
+  const float *const depth = current.depth.data();
+
+  Accumulator total;
+  // Per-lane partial sums of one block: H (21), g (6), weights, squared residuals.
+  Float4 h[21], g[6], weight_sum, squared_error;
+  Int4 count = Int4{};
+  auto clear = [&] {
+    for (Float4 &x : h) x = zero;
+    for (Float4 &x : g) x = zero;
+    weight_sum = zero;
+    squared_error = zero;
+  };
+  auto flush = [&] {
+    for (int k = 0; k < 21; ++k) total.H[k] += sum(h[k]);
+    for (int k = 0; k < 6; ++k) total.g[k] += sum(g[k]);
+    total.weight += sum(weight_sum);
+    total.squared_error += sum(squared_error);
+    clear();
+  };
+  clear();
+
+  const size_t padded = reference.px.size();
+  for (size_t i = 0; i < padded; i += kLanes) {
+    if (i % kBlock == 0 && i > 0) flush();
+    const Float4 p0 = load4(&reference.px[i]), p1 = load4(&reference.py[i]), p2 = load4(&reference.pz[i]);
+    // q = T p, projected to the nearest pixel.
+    const Float4 q0 = r00 * p0 + r01 * p1 + r02 * p2 + t0;
+    const Float4 q1 = r10 * p0 + r11 * p1 + r12 * p2 + t1;
+    const Float4 q2 = r20 * p0 + r21 * p1 + r22 * p2 + t2;
+    const Float4 inverse_z = one / q2;
+    Float4 uf = fx * q0 * inverse_z + cx_round;
+    Float4 vf = fy * q1 * inverse_z + cy_round;
+    Int4 ok = (q2 > zero) & (uf >= min_u) & (vf >= min_v) & (uf < max_u) & (vf < max_v);
+    if (!any(ok)) continue;
+    // Rejected lanes read a harmless pixel; truncation of a positive value rounds down.
+    uf = select(ok, uf, min_u);
+    vf = select(ok, vf, min_v);
+    const Int4 u = __builtin_convertvector(uf, Int4);
+    const Int4 v = __builtin_convertvector(vf, Int4);
+    alignas(16) float centre[kLanes], left[kLanes], right[kLanes], up[kLanes], down[kLanes];
+    for (int lane = 0; lane < kLanes; ++lane) {
+      const float *at = depth + ptrdiff_t(v[lane]) * width + u[lane];
+      centre[lane] = at[0];
+      left[lane] = at[-step];
+      right[lane] = at[step];
+      up[lane] = at[-vertical];
+      down[lane] = at[vertical];
+    }
+    // The current point c, the residual vector e = c - q, and the current normal k.
+    const Float4 d = load4(centre);
+    const Float4 x = (__builtin_convertvector(u, Float4) - cx) * inverse_fx;
+    const Float4 y = (__builtin_convertvector(v, Float4) - cy) * inverse_fy;
+    const Float4 c0 = x * d, c1 = y * d, c2 = d;
+    const Float4 e0 = c0 - q0, e1 = c1 - q1, e2 = c2 - q2;
+    ok &= (d > zero) & (e0 * e0 + e1 * e1 + e2 * e2 <= max_distance2);
+    const Normals4 k =
+        normals4(x, y, step_x, step_y, d, load4(left), load4(right), load4(up), load4(down), edge_tolerance * d);
+    ok &= k.ok;
+    // m = R n; angle test m . k >= cos * |k| (|m| = 1) without a square root.
+    const Float4 n0 = load4(&reference.nx[i]), n1 = load4(&reference.ny[i]), n2 = load4(&reference.nz[i]);
+    const Float4 m0 = r00 * n0 + r01 * n1 + r02 * n2;
+    const Float4 m1 = r10 * n0 + r11 * n1 + r12 * n2;
+    const Float4 m2 = r20 * n0 + r21 * n1 + r22 * n2;
+    const Float4 dot = m0 * k.x + m1 * k.y + m2 * k.z;
+    const Float4 bound2 = cos2 * (k.x * k.x + k.y * k.y + k.z * k.z);
+    if (acute) {
+      ok &= (dot > zero) & (dot * dot >= bound2);
+    } else {
+      ok &= ~((dot < zero) & (dot * dot > bound2));
+    }
+    Float4 r = m0 * e0 + m1 * e1 + m2 * e2;
+    Float4 w;
+    if (huber) {
+      const Float4 a = abs4(r);
+      const Int4 large = a > scale;
+      w = select(large, scale / select(large, a, one), one);
+    } else {
+      const Float4 t = r * inverse_scale;
+      const Float4 s = one - t * t;
+      ok &= s > zero;  // Tukey: zero weight, not an inlier
+      w = s * s;
+    }
+    // Rejected lanes (possibly NaN) contribute nothing.
+    w = select(ok, w, zero);
+    r = select(ok, r, zero);
+    // J = [m x c, -m].
+    const Float4 J[6] = {m1 * c2 - m2 * c1, m2 * c0 - m0 * c2, m0 * c1 - m1 * c0, zero - m0, zero - m1, zero - m2};
+    int entry = 0;
+    for (int a = 0; a < 6; ++a) {
+      const Float4 wJ = w * J[a];
+      g[a] += wJ * r;
+      for (int b = a; b < 6; ++b) h[entry++] += wJ * J[b];
+    }
+    weight_sum += w;
+    squared_error += r * r;
+    count -= ok;
+  }
+  flush();
+  total.count = count[0] + count[1] + count[2] + count[3];
+  return total;
+}
+
+/// Buffers reused across calls on one thread (see the file comment).
+struct Workspace {
+  std::vector<DepthLevel> reference;
+  std::vector<DepthLevel> current;
+  ReferenceSamples samples;
+};
+
+void validate(const cv_depth_align_params &p) {
+  if (p.levels < 1 || p.levels > CV_DEPTH_ALIGN_MAX_LEVELS) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.levels must be in 1...%d (got %d)", CV_DEPTH_ALIGN_MAX_LEVELS, p.levels);
+  }
+  for (int l = 0; l < p.levels; ++l) {
+    if (p.iterations[l] < 0 || p.iterations[l] > 100) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.iterations[%d] must be in 0...100 (got %d)", l, p.iterations[l]);
+    }
+  }
+  if (!std::isfinite(p.max_distance) || p.max_distance <= 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.max_distance must be positive and finite (got %g)", p.max_distance);
+  }
+  if (!(p.max_normal_angle_degrees > 0 && p.max_normal_angle_degrees <= 180)) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.max_normal_angle_degrees must be in (0, 180] (got %g)",
+         p.max_normal_angle_degrees);
+  }
+  if (p.stride < 1 || p.stride > 16) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.stride must be in 1...16 (got %d)", p.stride);
+  }
+  if (!std::isfinite(p.min_depth) || p.min_depth < 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.min_depth must be finite and non-negative (got %g)", p.min_depth);
+  }
+  if (std::isnan(p.max_depth) || p.max_depth <= p.min_depth) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.max_depth (%g) must exceed params.min_depth (%g)", p.max_depth,
+         p.min_depth);
+  }
+  if (p.robust_loss != CV_ROBUST_HUBER && p.robust_loss != CV_ROBUST_TUKEY) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.robust_loss must be CV_ROBUST_HUBER or CV_ROBUST_TUKEY (got %d)",
+         p.robust_loss);
+  }
+  if (!std::isfinite(p.robust_scale) || p.robust_scale <= 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.robust_scale must be positive and finite (got %g)", p.robust_scale);
+  }
+  if (!std::isfinite(p.stop_translation) || p.stop_translation < 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.stop_translation must be finite and non-negative (got %g)",
+         p.stop_translation);
+  }
+  if (!std::isfinite(p.stop_rotation_degrees) || p.stop_rotation_degrees < 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.stop_rotation_degrees must be finite and non-negative (got %g)",
+         p.stop_rotation_degrees);
+  }
+  if (p.normal_radius < 1 || p.normal_radius > 16) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.normal_radius must be in 1...16 (got %d)", p.normal_radius);
+  }
+}
+
+}  // namespace
+
+extern "C" int32_t cv_depth_align(const float *reference_depth, const float *current_depth, int32_t width,
+                                  int32_t height, cv_intrinsics intrinsics, cv_depth_align_params params,
+                                  const cv_pose *initial_current_from_reference, cv_pose *current_from_reference,
+                                  cv_depth_align_result *result, cv_status *status) noexcept {
+  return cvision::guarded(status, "cv_depth_align", [&](cv_status *) -> int32_t {
+    cvision::require_pointer(reference_depth, "reference_depth");
+    cvision::require_pointer(current_depth, "current_depth");
+    cvision::require_pointer(current_from_reference, "current_from_reference");
+    if (width <= 0 || height <= 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "depth map size must be positive (got %d x %d)", width, height);
+    }
+    cvision::require_intrinsics(intrinsics);
+    validate(params);
+    const int levels = params.levels;
+    if ((width >> (levels - 1)) < kMinLevelSize || (height >> (levels - 1)) < kMinLevelSize) {
+      fail(CV_ERR_INVALID_ARGUMENT, "a %d x %d depth map is too small for %d pyramid levels (the coarsest must be "
+           "at least %d x %d)", width, height, levels, kMinLevelSize, kMinLevelSize);
+    }
+    Pose T;  // current_from_reference
+    if (initial_current_from_reference != nullptr) {
+      T = cvision::read_pose(*initial_current_from_reference, "initial_current_from_reference");
+    }
+
+    // The finest level that iterates is where the result is measured.
+    int final_level = 0;
+    for (int l = levels - 1; l >= 0; --l) {
+      if (params.iterations[l] > 0) final_level = l;
+    }
+
+    // Pyramids of both maps.
+    thread_local Workspace workspace;
+    std::vector<DepthLevel> &reference = workspace.reference;
+    std::vector<DepthLevel> &current = workspace.current;
+    reference.resize(size_t(levels));
+    current.resize(size_t(levels));
+    load_level0(reference_depth, width, height, params.min_depth, params.max_depth, reference[0]);
+    load_level0(current_depth, width, height, params.min_depth, params.max_depth, current[0]);
+    for (DepthLevel *pyramid : {reference.data(), current.data()}) {
+      pyramid[0].set_intrinsics(intrinsics.fx, intrinsics.fy, intrinsics.cx, intrinsics.cy);
+      for (int l = 1; l < levels; ++l) downsample(pyramid[l - 1], pyramid[l]);
+      for (int l = 0; l < levels; ++l) pyramid[l].normal_step = std::max(1, params.normal_radius >> l);
+    }
+
+    const double min_cos_normal = std::cos(params.max_normal_angle_degrees * M_PI / 180.0);
+    const double stop_rotation = params.stop_rotation_degrees * M_PI / 180.0;
+    int iterations_used = 0;
+    // The last association at the final level, and whether the pose moved after it by more than
+    // the stop thresholds (then the statistics are measured again at the final pose).
+    Accumulator last;
+    bool moved_since_last = true;
+    ReferenceSamples &samples = workspace.samples;
+    for (int l = levels - 1; l >= final_level; --l) {
+      if (params.iterations[l] == 0 && l != final_level) continue;
+      const DepthLevel &level = current[size_t(l)];
+      sample_reference(reference[size_t(l)], l == 0 ? params.stride : 1, samples);
+      const double scale = std::ldexp(1.0, l);
+      const double max_distance = params.max_distance * scale;
+      const Gates gates{max_distance * max_distance, min_cos_normal, min_cos_normal * min_cos_normal,
+                        params.robust_loss, params.robust_scale * scale};
+      moved_since_last = true;
+      for (int iteration = 0; iteration < params.iterations[l]; ++iteration) {
+        last = associate(samples, level, T, gates);
+        moved_since_last = false;
+        if (last.count < kMinCorrespondences) break;
+        ++iterations_used;
+        Eigen::Matrix<double, 6, 6> H = last.hessian();
+        Eigen::Matrix<double, 6, 1> g;
+        for (int i = 0; i < 6; ++i) g(i) = last.g[i];
+        // A tiny damping keeps directions the geometry leaves free from moving; it does not
+        // change the fixed point (g = 0) of the iteration.
+        H.diagonal().array() += 1e-9 * H.trace() + 1e-12;
+        const Eigen::Matrix<double, 6, 1> xi = H.ldlt().solve(-g);
+        if (!xi.allFinite()) break;
+        const Eigen::Matrix3d dR = cvision::so3_exp(xi.head<3>());
+        T.R = cvision::nearest_rotation(dR * T.R);
+        T.t = dR * T.t + xi.tail<3>();
+        const bool converged = xi.tail<3>().norm() < params.stop_translation && xi.head<3>().norm() < stop_rotation;
+        moved_since_last = !converged;
+        if (converged) break;
+      }
+      if (l == final_level && moved_since_last) {
+        last = associate(samples, level, T, gates);
+      }
+    }
+
+    if (last.count < kMinCorrespondences) {
+      fail(CV_ERR_NOT_ENOUGH_DATA,
+           "depth alignment found only %d correspondences at level %d (of %d valid reference pixels, %zu with "
+           "normals)",
+           last.count, final_level, samples.valid_pixels, samples.count);
+    }
+    cvision::write_pose(T, current_from_reference);
+    if (result != nullptr) {
+      const Eigen::Matrix<double, 6, 6> information = last.hessian() / last.weight;
+      Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, 6, 6>> solver(information, Eigen::EigenvaluesOnly);
+      for (int i = 0; i < 6; ++i) result->eigenvalues[i] = solver.eigenvalues()(i);
+      result->rms_error = std::sqrt(last.squared_error / last.count);
+      result->inlier_count = last.count;
+      result->inlier_fraction = double(last.count) / double(samples.valid_pixels);
+      result->iterations = iterations_used;
+      result->level = final_level;
+    }
+    return CV_OK;
+  });
+}
