@@ -1,6 +1,219 @@
-/// `arsim generate SCENE OUT`: renders a synthetic recording (filled in by the synthesis work).
+import ARSim
+import ARSimSynth
+import Foundation
+
+/// `arsim generate SCENE OUT [options]`: renders a synthetic recording with ground truth.
 enum GenerateCommand {
+  static let help = """
+    usage: arsim generate SCENE.json OUT/ [options]
+
+    Renders the synthetic scene SCENE.json (format: Datasets/README.md) into the recording folder OUT
+    with exact ground truth: camera poses, planes.json and taps.txt. Deterministic: the same scene and
+    options give the same files. Progress goes to stderr, a summary to stdout.
+
+    options:
+      --format arsim|tum      output layout (default arsim)
+      --frames N              render only the first N frames
+      --jpeg-quality Q        JPEG quality of the colour images, 1...100 (default 90)
+      --png                   lossless PNG colour images instead of JPEG
+      --scale S               scale the image size and intrinsics by S (e.g. 0.5 for 320x240 from 640x480)
+      --fps F                 frame rate instead of the scene's
+      --duration D            duration in seconds instead of the scene's (within its keyframes)
+      --seed N                seed instead of the scene's
+      --depth-noise K         depth noise k (standard deviation k·d², d in metres) instead of the
+                              scene's; 0 gives noise-free depth, which compresses far better
+                              (ignored when the scene has no depth sensor)
+      --overwrite             replace an earlier recording in OUT (otherwise OUT must be new or empty)
+      --bench                 render without writing anything (OUT may be left out) and print the
+                              median milliseconds per frame
+      --help                  show this help
+
+    Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
+    """
+
+  static let valueOptions: Set<String> = [
+    "format", "frames", "jpeg-quality", "scale", "fps", "duration", "seed", "depth-noise",
+  ]
+
+  /// Files and folders a generated recording consists of; `--overwrite` removes only these.
+  static let recordingEntries = [
+    "session.json", "frames.txt", "imu.txt", "groundtruth.txt", "planes.json", "taps.txt", "rgb.txt",
+    "depth.txt",
+    "accelerometer.txt", "intrinsics.txt", "rgb", "depth",
+  ]
+
   static func run(_ arguments: [String]) throws -> Int32 {
-    throw Arguments.UsageError("not in this build yet")
+    let args = try Arguments(
+      arguments, valueOptions: valueOptions, flagOptions: ["help", "png", "overwrite", "bench"])
+    if args.flag("help") {
+      print(help)
+      return 0
+    }
+    let bench = args.flag("bench")
+    guard args.positional.count == 2 || (bench && args.positional.count == 1) else {
+      throw Arguments.UsageError(
+        args.positional.isEmpty
+          ? "missing SCENE and OUT (see --help)"
+          : "expected SCENE and OUT, got \(args.positional.count) arguments")
+    }
+    let scenePath = args.positional[0]
+    let format = try args.choice("format", ["arsim", "tum"], default: "arsim")
+    var options = GenerationOptions()
+    options.format = format == "tum" ? .tum : .arsim
+    if let frames = try number(args, "frames", Int.init, valid: { $0 > 0 }, "a positive integer") {
+      options.maxFrames = frames
+    }
+    let quality = try number(
+      args, "jpeg-quality", Int.init, valid: { (1...100).contains($0) }, "an integer 1...100")
+    if args.flag("png") {
+      guard quality == nil else { throw Arguments.UsageError("--png and --jpeg-quality exclude each other") }
+      options.encoding = .png
+    } else {
+      options.encoding = .jpeg(quality: quality ?? 90)
+    }
+
+    var scene = try SyntheticScene.load(path: scenePath)
+    if let scale = try number(args, "scale", Double.init, valid: { $0 > 0 && $0 <= 8 }, "a number in (0, 8]")
+    {
+      scene = scene.scaled(by: scale)
+    }
+    if let fps = try number(args, "fps", Double.init, valid: { $0 > 0 && $0.isFinite }, "a positive number") {
+      scene.frameRate = fps
+    }
+    if let duration = try number(
+      args, "duration", Double.init, valid: { $0 > 0 && $0.isFinite }, "a positive number")
+    {
+      scene.duration = duration
+    }
+    if let seed = try number(args, "seed", UInt64.init, valid: { _ in true }, "a non-negative integer") {
+      scene.seed = seed
+    }
+    if let noise = try number(
+      args, "depth-noise", Double.init, valid: { $0 >= 0 && $0.isFinite }, "zero or positive")
+    {
+      scene.sensors.depth?.noise = noise
+    }
+    let start = Date()
+    let renderer = try SceneRenderer(scene: scene, source: scenePath)
+    let setupSeconds = Date().timeIntervalSince(start)
+
+    if bench {
+      return runBench(
+        renderer, frames: options.maxFrames ?? min(scene.frameCount, 30), setupSeconds: setupSeconds)
+    }
+    let folder = args.positional[1]
+    try prepare(folder: folder, overwrite: args.flag("overwrite"))
+    let progress = ProgressBar(label: "generate", total: min(scene.frameCount, options.maxFrames ?? .max))
+    let summary = try SessionGenerator.generate(renderer, to: folder, options: options) { done, _ in
+      progress.update(done)
+    }
+    progress.finish()
+    print(report(summary, scene: scene, scenePath: scenePath))
+    let median = summary.renderMilliseconds.sorted()[summary.renderMilliseconds.count / 2]
+    printError(
+      String(
+        format: "timing: textures %.0f ms; rendering %.1f ms per frame (median)", setupSeconds * 1000, median)
+    )
+    return 0
+  }
+
+  /// Renders frames without writing them and prints the median time per frame.
+  static func runBench(_ renderer: SceneRenderer, frames: Int, setupSeconds: Double) -> Int32 {
+    let scene = renderer.scene
+    let count = min(frames, scene.frameCount)
+    var milliseconds: [Double] = []
+    var cpuMilliseconds: [Double] = []
+    var checksum: UInt64 = 0
+    for index in 0..<count {
+      let start = Date()
+      let cpuStart = processCPUSeconds()
+      let frame = renderer.render(frame: index)
+      cpuMilliseconds.append((processCPUSeconds() - cpuStart) * 1000)
+      milliseconds.append(Date().timeIntervalSince(start) * 1000)
+      checksum = frame.image.pixels.reduce(checksum) { ($0 &* 31) &+ UInt64($1) }
+    }
+    milliseconds.sort()
+    cpuMilliseconds.sort()
+    print(
+      String(
+        format:
+          "render: %dx%d, %d supersamples, %d surfaces: median %.1f ms per frame (min %.1f, max %.1f, %d frames)",
+        scene.camera.width, scene.camera.height, scene.render.supersamples, scene.surfaces.count,
+        milliseconds[count / 2], milliseconds[0], milliseconds[count - 1], count))
+    print(
+      String(
+        format:
+          "cpu: median %.1f ms per frame over all threads (%d cores; on idle cores the wall time is about this / cores)",
+        cpuMilliseconds[count / 2], ProcessInfo.processInfo.activeProcessorCount))
+    print(String(format: "textures: %.0f ms (once per scene)", setupSeconds * 1000))
+    print(String(format: "image checksum: %016llx", checksum))
+    return 0
+  }
+
+  /// CPU time of the whole process (all threads) in seconds.
+  static func processCPUSeconds() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
+  }
+
+  /// Makes sure `folder` can receive a new recording.
+  static func prepare(folder: String, overwrite: Bool) throws {
+    let manager = FileManager.default
+    var isDirectory: ObjCBool = false
+    guard manager.fileExists(atPath: folder, isDirectory: &isDirectory) else { return }
+    guard isDirectory.boolValue else { throw RecordingError(file: folder, "is a file, expected a folder") }
+    let contents = (try? manager.contentsOfDirectory(atPath: folder)) ?? []
+    guard !contents.isEmpty else { return }
+    guard overwrite else {
+      throw RecordingError(file: folder, "is not empty (pass --overwrite to replace the recording in it)")
+    }
+    guard contents.contains("session.json") || contents.contains("rgb.txt") else {
+      throw RecordingError(file: folder, "is not empty and holds no recording; refusing to overwrite it")
+    }
+    for entry in recordingEntries where contents.contains(entry) {
+      do {
+        try manager.removeItem(atPath: folder + "/" + entry)
+      } catch {
+        throw RecordingError(file: folder + "/" + entry, "cannot be removed: \(error.localizedDescription)")
+      }
+    }
+  }
+
+  /// The summary printed on stdout; deterministic for a given scene and options.
+  static func report(_ summary: GenerationSummary, scene: SyntheticScene, scenePath: String) -> String {
+    let k = scene.camera
+    var sensors = ["colour"]
+    if scene.sensors.depth != nil { sensors.append("depth") }
+    if let imu = scene.sensors.imu {
+      sensors.append(String(format: "IMU %g Hz (%d samples)", imu.rate, summary.imuSamples))
+    }
+    let planes = summary.planes.map { plane in
+      "\(plane.id) \(plane.label.rawValue) \(plane.alignment.rawValue) "
+        + String(format: "%.1f s", plane.visibility.secondsSeen)
+    }
+    return [
+      "generated: \(summary.folder) (\(summary.format.rawValue))",
+      "scene: \(scenePath) '\(scene.name)', seed \(scene.seed)",
+      String(
+        format: "camera: %dx%d, fx %g fy %g cx %g cy %g, %g fps", k.width, k.height, k.fx, k.fy, k.cx, k.cy,
+        scene.frameRate),
+      String(format: "frames: %d over %.3f s", summary.frames, summary.lastTimestamp),
+      "sensors: " + sensors.joined(separator: ", "),
+      "planes: \(summary.planes.count) (id label alignment seconds-seen: " + planes.joined(separator: "; ")
+        + ")",
+      "taps: \(summary.taps)",
+    ].joined(separator: "\n")
+  }
+
+  /// The value of `--name` parsed by `parse` and checked by `valid`, or nil when not given.
+  static func number<T>(
+    _ args: Arguments, _ name: String, _ parse: (String) -> T?, valid: (T) -> Bool, _ expected: String
+  ) throws -> T? {
+    guard let text = args.value(name) else { return nil }
+    guard let value = parse(text), valid(value) else {
+      throw Arguments.UsageError("--\(name) must be \(expected), got '\(text)'")
+    }
+    return value
   }
 }

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Renders the synthetic datasets from the scene files in Datasets/scenes/ with a release build of
+# `arsim generate`. Deterministic: the same scenes give the same files.
+#
+#   Tools/generate-datasets.sh           full versions (640x480, 30 fps, the scenes' sensor noise)
+#                                        into out/datasets/NAME (gitignored)
+#   Tools/generate-datasets.sh --small   the reduced versions committed in Datasets/NAME: 320x240,
+#                                        15 fps (room and stress: 10 fps), JPEG quality 85, noise-free depth
+#                                        (holes and range kept) so that all together stay under 20 MB
+#   Tools/generate-datasets.sh [--small] NAME...   only the named scenes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+small=0
+if [ "${1:-}" = "--small" ]; then
+  small=1
+  shift
+fi
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then names=(tabletop room stress tabletop-mono); fi
+
+echo "generate-datasets: swift build -c release --product arsim" >&2
+# SCRATCH_PATH (optional) is passed to swift build as --scratch-path.
+build=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
+"${build[@]}" --product arsim 2>&1 | tail -n 1 >&2
+arsim="$("${build[@]}" --show-bin-path)/arsim"
+
+for name in "${names[@]}"; do
+  scene="Datasets/scenes/$name.json"
+  if [ "$small" -eq 1 ]; then
+    # 10 fps for the two scenes with most detail in depth keeps all of them within the budget.
+    fps=15
+    if [ "$name" = room ] || [ "$name" = stress ]; then fps=10; fi
+    "$arsim" generate "$scene" "Datasets/$name" --overwrite \
+      --scale 0.5 --fps "$fps" --jpeg-quality 85 --depth-noise 0
+  else
+    mkdir -p out/datasets
+    "$arsim" generate "$scene" "out/datasets/$name" --overwrite
+  fi
+done
+if [ "$small" -eq 1 ]; then
+  du -sh "${names[@]/#/Datasets/}" >&2
+else
+  du -sh "${names[@]/#/out/datasets/}" >&2
+fi
