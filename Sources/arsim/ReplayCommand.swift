@@ -15,6 +15,7 @@ enum ReplayCommand {
                                     (required for TUM folders without intrinsics.txt or a
                                     freiburg1/2/3 name)
       --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
+      --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
       --trajectory FILE             write the camera trajectory (TUM format, optical frame)
@@ -29,12 +30,7 @@ enum ReplayCommand {
 
   static let valueOptions: Set<String> = [
     "format", "intrinsics", "mode", "planes", "trajectory", "events", "taps", "hits", "target", "alignment",
-  ]
-
-  /// Stages that options need and that this build does not have yet, by option.
-  static let missingStages: [String: String] = [
-    "trajectory": "camera tracking", "events": "the session's delegate events (plane detection)",
-    "taps": "raycasting", "hits": "raycasting",
+    "scale",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
@@ -48,56 +44,52 @@ enum ReplayCommand {
         args.positional.isEmpty
           ? "missing RECORDING (see --help)" : "expected one RECORDING, got \(args.positional.count)")
     }
-    let folder = args.positional[0]
-    let formatName = try args.choice("format", ["auto", "arsim", "tum"], default: "auto")
-    _ = try args.choice("mode", ["rgbd", "mono"], default: "rgbd")
-    let planes = try args.choice(
-      "planes", ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"],
-      default: "horizontal,vertical")
-    _ = try args.choice(
+    let targetName = try args.choice(
       "target", ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"],
       default: "existingPlaneGeometry")
-    _ = try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any")
+    let alignmentName = try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any")
     if (args.value("taps") == nil) != (args.value("hits") == nil) {
       throw Arguments.UsageError("--taps and --hits go together")
     }
-    for option in missingStages.keys.sorted() where args.value(option) != nil {
-      throw Arguments.UsageError(
-        "--\(option) needs \(missingStages[option]!), which this build of arsim does not have yet")
+    let run = try ReplayRun(folder: args.positional[0], arguments: args)
+    if let path = args.value("events") { try run.logEvents(to: path) }
+    if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
+      let target: ARRaycastQuery.Target =
+        switch targetName {
+        case "existingPlaneInfinite": .existingPlaneInfinite
+        case "estimatedPlane": .estimatedPlane
+        default: .existingPlaneGeometry
+        }
+      let alignment: ARRaycastQuery.TargetAlignment =
+        switch alignmentName {
+        case "horizontal": .horizontal
+        case "vertical": .vertical
+        default: .any
+        }
+      try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
-    if let mode = args.value("mode"), mode == "mono" {
-      throw Arguments.UsageError(
-        "--mode mono needs monocular tracking, which this build of arsim does not have yet")
-    }
-
-    var options = FrameSourceOptions()
-    if let text = args.value("intrinsics") {
-      // The image size is filled in by the reader, which validates the whole.
-      options.intrinsicsOverride = try CameraIntrinsics.parse(text, source: "--intrinsics")
-    }
-    let format = formatName == "auto" ? nil : RecordingFormat(rawValue: formatName)
-    var source = try Recording.open(folder: folder, format: format, options: options)
-    let info = source.info
-    if planes != "none" {
+    try run.run()
+    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
+    print(run.summary.report(info: run.info))
+    print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
+    print("states: " + run.stateTimeline())
+    let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }
+    print(
+      "planes: \(planes.count)"
+        + (planes.isEmpty
+          ? ""
+          : " ("
+            + planes.map {
+              "\($0.classification) \($0.alignment) \(String(format: "%.2fx%.2f m", $0.planeExtent.width, $0.planeExtent.height))"
+            }
+            .joined(separator: "; ") + ")"))
+    if !run.frames.isEmpty {
+      let median = { (values: [Double]) in values.sorted()[values.count / 2] * 1000 }
+      let tracking = run.frames.map { $0.timings.track + $0.timings.pose + $0.timings.map }
       printError(
-        "note: plane detection (--planes \(planes)) is not in this build yet; frames are decoded only")
-    }
-
-    let progress = ProgressBar(label: "replay", total: info.frameCount)
-    var summary = ReplaySummary()
-    var decodeSeconds: [Double] = []
-    while true {
-      let start = Date()
-      guard let frame = try source.nextFrame() else { break }
-      decodeSeconds.append(Date().timeIntervalSince(start))
-      summary.add(frame)
-      progress.update(summary.frames)
-    }
-    progress.finish()
-    print(summary.report(info: info))
-    if !decodeSeconds.isEmpty {
-      let median = decodeSeconds.sorted()[decodeSeconds.count / 2] * 1000
-      printError(String(format: "timing: reading and decoding %.2f ms per frame (median)", median))
+        String(
+          format: "timing: reading %.2f ms, tracking %.2f ms, planes %.2f ms per frame (medians)",
+          median(run.frames.map(\.readSeconds)), median(tracking), median(run.frames.map(\.planeSeconds))))
     }
     return 0
   }
@@ -113,7 +105,6 @@ struct ReplaySummary {
   var depthPixels = 0
   var imuSamples = 0
   var groundTruthPoses = 0
-  var intensitySum = 0
 
   mutating func add(_ frame: RecordedFrame) {
     frames += 1

@@ -10,7 +10,9 @@ let usage = """
   commands:
     replay RECORDING     replay a recording and print a summary (arsim replay --help)
     generate SCENE OUT   render a synthetic recording with ground truth (arsim generate --help)
-    eval, bench, render  not in this build yet
+    eval RECORDING...    replay and score against ground truth (arsim eval --help)
+    bench RECORDING...   per-stage milliseconds per frame (arsim bench --help)
+    render               not in this build yet
 
   Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
   """
@@ -25,10 +27,12 @@ func runCommand(_ arguments: [String]) -> Int32 {
     switch command {
     case "replay": return try ReplayCommand.run(rest)
     case "generate": return try GenerateCommand.run(rest)
+    case "eval": return try EvalCommand.run(rest)
+    case "bench": return try BenchCommand.run(rest)
     case "--help", "-h", "help":
       print(usage)
       return 0
-    case "eval", "bench", "render":
+    case "render":
       printError("arsim \(command): not in this build yet")
       return 2
     default:

@@ -88,7 +88,7 @@ enum CLI {
       (["replay", folder, "--planes", "diagonal"], "--planes must be one of"),
       (["replay", folder, "--taps", "x.txt"], "--taps and --hits go together"),
       (["replay", folder, "--format", "tum"], "rgb.txt: no such file"),
-      (["replay", folder, "--trajectory", "t.txt"], "--trajectory needs camera tracking, which this build"),
+      (["replay", folder, "--mode", "rgbd", "--scale", "-1"], "--scale must be a positive number of metres"),
     ]
     for (arguments, message) in cases {
       let result = try CLI.run(arguments)

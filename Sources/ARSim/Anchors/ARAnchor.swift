@@ -1,0 +1,68 @@
+import Foundation
+
+/// A real-world position and orientation that the session tracks, with ARKit's names and semantics
+/// (`ARAnchor`).
+///
+/// An anchor is a reference type, as in ARKit, and it is immutable: when the session updates an anchor
+/// it hands out a new object with the same ``identifier``. Compare anchors by ``identifier``, not by
+/// object identity; like ARKit's, `ARAnchor` gives no `==` of its own.
+///
+/// Apps subclass it to attach their own data; a subclass must override ``init(anchor:)`` to copy that
+/// data, as ARKit requires.
+///
+/// `@unchecked Sendable`: the compiler cannot check `Sendable` for a non-final (`open`) class, because a
+/// subclass could add mutable state. Every stored property declared here is an immutable `let` of a
+/// `Sendable` type, so an `ARAnchor` is safe to share between threads; subclasses must keep that promise
+/// by storing only immutable, `Sendable` values.
+open class ARAnchor: @unchecked Sendable, CustomStringConvertible {
+  /// The anchor's unique identifier. It stays the same across the updates of one anchor. Anchors that
+  /// the session creates (plane anchors) get identifiers from the session's seed, so two replays of one
+  /// recording give the same identifiers; anchors made with ``init(transform:)`` get a random one, as in
+  /// ARKit.
+  public let identifier: UUID
+
+  /// An optional name, for the app's own use (ARKit's `name`).
+  public let name: String?
+
+  /// The anchor's pose: the anchor-to-world transform (`worldFromAnchor`), metres, rigid. Column 3 is the
+  /// anchor's origin in world coordinates; columns 0, 1, 2 its x, y, z axes.
+  public let transform: simd_float4x4
+
+  /// The identifier of the session that owns the anchor, or `nil` for an anchor not (yet) in a session.
+  public let sessionIdentifier: UUID?
+
+  /// An anchor at `transform` (anchor to world, metres) with a new random identifier and no name.
+  public convenience init(transform: simd_float4x4) {
+    self.init(identifier: UUID(), name: nil, transform: transform, sessionIdentifier: nil)
+  }
+
+  /// A named anchor at `transform` (anchor to world, metres) with a new random identifier.
+  public convenience init(name: String, transform: simd_float4x4) {
+    self.init(identifier: UUID(), name: name, transform: transform, sessionIdentifier: nil)
+  }
+
+  /// A copy of `anchor` with the same identifier, name, transform and session (ARKit's
+  /// `ARAnchorCopying`). Subclasses override it to copy their own properties.
+  public required init(anchor: ARAnchor) {
+    identifier = anchor.identifier
+    name = anchor.name
+    transform = anchor.transform
+    sessionIdentifier = anchor.sessionIdentifier
+  }
+
+  /// An anchor with every property given: ARSim's designated initializer, for anchors the session
+  /// creates or restamps with its ``sessionIdentifier``.
+  package init(identifier: UUID, name: String?, transform: simd_float4x4, sessionIdentifier: UUID?) {
+    self.identifier = identifier
+    self.name = name
+    self.transform = transform
+    self.sessionIdentifier = sessionIdentifier
+  }
+
+  /// A short description: the class name, identifier, name and position (metres, world).
+  open var description: String {
+    let p = transform.columns.3
+    let label = name.map { " name=\"\($0)\"" } ?? ""
+    return "<\(type(of: self)) identifier=\(identifier)\(label) position=(\(p.x), \(p.y), \(p.z))>"
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// One tracked landmark, as ARKit's `ARPointCloud` (`rawFeaturePoints`) holds it: a stable identifier
+/// and a position in world coordinates, metres.
+package struct FeaturePoint: Sendable, Hashable {
+  /// The landmark's identifier, stable while it is tracked.
+  package var identifier: UInt64
+  /// The landmark's position in world coordinates, metres.
+  package var position: SIMD3<Float>
+
+  /// A landmark from its identifier and world position (metres).
+  package init(identifier: UInt64, position: SIMD3<Float>) {
+    self.identifier = identifier
+    self.position = position
+  }
+}
+
+/// What the plane detector sees of one frame.
+package struct PlaneDetectionInput: Sendable {
+  /// The frame's index in the recording.
+  package var frameIndex: Int
+  /// The frame's timestamp, seconds (recorded time).
+  package var timestamp: Double
+  /// The camera pose: ARKit's camera frame (x right, y up, looking along −z) to world (y up, metres).
+  package var worldFromCamera: RigidTransform
+  /// Tracked landmarks in world coordinates (ARKit's raw feature points). Non-finite positions are
+  /// ignored.
+  package var featurePoints: [FeaturePoint]
+  /// Points sampled from the depth image, world coordinates, metres (may be empty). Non-finite points
+  /// are ignored.
+  package var depthPoints: [SIMD3<Float>]
+
+  /// An input from its parts; see the properties for frames and units.
+  package init(
+    frameIndex: Int, timestamp: Double, worldFromCamera: RigidTransform, featurePoints: [FeaturePoint],
+    depthPoints: [SIMD3<Float>]
+  ) {
+    self.frameIndex = frameIndex
+    self.timestamp = timestamp
+    self.worldFromCamera = worldFromCamera
+    self.featurePoints = featurePoints
+    self.depthPoints = depthPoints
+  }
+}
+
+/// A plane anchor that left the session, and the anchor that absorbed it when two planes turned out to
+/// be one surface.
+package struct RemovedPlaneAnchor: Sendable {
+  /// The anchor as it was last reported.
+  package var anchor: ARPlaneAnchor
+  /// The identifier of the anchor that absorbed it, or `nil` when it was removed for another reason.
+  package var absorbedBy: UUID?
+
+  /// A removal record.
+  package init(anchor: ARPlaneAnchor, absorbedBy: UUID?) {
+    self.anchor = anchor
+    self.absorbedBy = absorbedBy
+  }
+}
+
+/// What one frame changed, in the order the session delivers it: anchors added, updated, removed. Each
+/// list is in the order the anchors were first detected. An anchor appears in at most one list.
+package struct PlaneAnchorChanges: Sendable {
+  /// New anchors.
+  package var added: [ARPlaneAnchor] = []
+  /// Anchors whose centre, extent, geometry or classification changed (new objects, same identifiers).
+  package var updated: [ARPlaneAnchor] = []
+  /// Anchors removed, with the absorbing anchor when two merged.
+  package var removed: [RemovedPlaneAnchor] = []
+
+  /// No changes.
+  package init() {}
+
+  /// Whether nothing changed.
+  package var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
+}

@@ -1,0 +1,155 @@
+/// Which plane orientations to detect, ARKit's `ARPlaneDetection` (in Swift
+/// `ARWorldTrackingConfiguration.PlaneDetection`).
+public struct ARPlaneDetection: OptionSet, Sendable, Hashable, Codable {
+  /// The bits of the set.
+  public let rawValue: UInt
+
+  /// The set with the given bits.
+  public init(rawValue: UInt) { self.rawValue = rawValue }
+
+  /// Planes perpendicular to gravity (floors, tables, ceilings).
+  public static let horizontal = ARPlaneDetection(rawValue: 1 << 0)
+  /// Planes parallel to gravity (walls).
+  public static let vertical = ARPlaneDetection(rawValue: 1 << 1)
+}
+
+/// Settings of plane detection, with documented defaults in one place: the default value written on
+/// each property is what `init()` and decoding a JSON object without that key give.
+///
+/// Lengths are metres, areas square metres, angles degrees, durations frames. World +y is up (against
+/// gravity), as in ARSim's world frame.
+///
+/// Classification rules (first match wins), applied every frame to every plane:
+/// - *floor height*: the lowest horizontal plane seen from above with an area of at least
+///   ``floorMinimumArea`` whose height is at least ``floorMinimumDepthBelowCamera`` below the mean
+///   camera height of the session. While there is none, the floor height is unknown.
+/// - horizontal, seen from below (the cameras were mostly under it), at least
+///   ``ceilingMinimumHeightAboveCamera`` above the mean camera height: `.ceiling`;
+/// - horizontal, seen from above, within ``floorHeightTolerance`` of the floor height: `.floor`;
+/// - horizontal, seen from above, height above the floor in `[seatMinimumHeight, tableMinimumHeight)`:
+///   `.seat`; in `[tableMinimumHeight, tableMaximumHeight]`: `.table`;
+/// - horizontal, seen from above, while the floor height is unknown: `.none(.undetermined)`;
+/// - vertical with an area of at least ``wallMinimumArea``: `.wall`;
+/// - anything else: `.none(.unknown)`.
+public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
+  /// Which orientations to detect.
+  public var alignments: ARPlaneDetection = [.horizontal, .vertical]
+
+  // MARK: Point map
+
+  /// The edge of the cubic voxels that points are accumulated in (each voxel keeps the running mean of
+  /// its points), metres.
+  public var voxelSize: Double = 0.02
+  /// The most voxels kept; beyond it the least recently observed are evicted.
+  public var maximumVoxelCount: Int = 60_000
+  /// Observations a voxel needs before it takes part in detection (a one-off outlier never does).
+  public var minimumObservations: Int = 2
+  /// Frames after which a voxel that never reached ``minimumObservations`` is dropped.
+  public var transientVoxelLifetime: Int = 30
+
+  // MARK: RANSAC
+
+  /// The largest distance from a plane of a point that supports it, metres.
+  public var inlierDistance: Double = 0.02
+  /// The largest angle between a horizontal plane's least-squares normal and gravity, degrees. Planes
+  /// are reported exactly perpendicular to gravity, as ARKit reports them.
+  public var horizontalToleranceDegrees: Double = 5
+  /// The largest angle between a vertical plane's least-squares normal and the horizontal, degrees.
+  /// Planes are reported exactly parallel to gravity.
+  public var verticalToleranceDegrees: Double = 5
+  /// The probability that the adaptive stopping rule aims for of drawing at least one all-inlier sample
+  /// (Open3D's `probability`).
+  public var ransacConfidence: Double = 0.999
+  /// The most hypotheses drawn per RANSAC search.
+  public var ransacMaximumIterations: Int = 200
+  /// The most points a hypothesis is scored on (a deterministic subsample of the candidates beyond it).
+  public var ransacMaximumPoints: Int = 2000
+  /// The most planes a frame's sequential RANSAC extracts.
+  public var maximumPlanesPerFrame: Int = 4
+  /// New unexplained points (voxels) needed before RANSAC runs again.
+  public var minimumNewPointsForDetection: Int = 10
+  /// Frames after which an unexplained voxel that was not observed again is left out of RANSAC (it
+  /// stays in the map and can still join a growing anchor).
+  public var detectionPointLifetime: Int = 60
+
+  // MARK: Regions and anchors
+
+  /// The cell size of the grid on a plane that splits its inliers into connected regions (8-connected
+  /// cells) and lets an anchor grow into neighbouring cells, metres. Surfaces more than two cells apart
+  /// stay separate planes.
+  public var regionCellSize: Double = 0.1
+  /// The fewest points (voxels) a region needs to become a plane anchor.
+  public var minimumInliers: Int = 20
+  /// The smallest area (convex hull of the region) of a new plane anchor, square metres.
+  public var minimumArea: Double = 0.05
+  /// The shortest side of a new plane's extent rectangle, metres.
+  public var minimumSide: Double = 0.12
+  /// The largest angle between two planes' normals for them to be one surface, degrees.
+  public var mergeAngleDegrees: Double = 5
+  /// The largest distance between two planes (each one's centroid from the other) for them to be one
+  /// surface, metres.
+  public var mergeDistance: Double = 0.03
+  /// The most vertices of a boundary polygon; a larger convex hull is simplified (inwards).
+  public var maximumBoundaryVertices: Int = 64
+
+  // MARK: Classification
+
+  /// How far below the mean camera height the floor must be, metres.
+  public var floorMinimumDepthBelowCamera: Double = 0.9
+  /// The smallest area of the plane that defines the floor height, square metres.
+  public var floorMinimumArea: Double = 0.5
+  /// How close to the floor height another horizontal plane must be to be floor too, metres.
+  public var floorHeightTolerance: Double = 0.1
+  /// The lowest seat above the floor, metres.
+  public var seatMinimumHeight: Double = 0.25
+  /// The lowest table above the floor (and the upper end of seats), metres.
+  public var tableMinimumHeight: Double = 0.5
+  /// The highest table above the floor, metres.
+  public var tableMaximumHeight: Double = 1.25
+  /// How far above the mean camera height a plane seen from below must be to be a ceiling, metres.
+  public var ceilingMinimumHeightAboveCamera: Double = 0.3
+  /// The smallest area of a vertical plane classified as a wall, square metres.
+  public var wallMinimumArea: Double = 0.5
+
+  /// The defaults.
+  public init() {}
+
+  /// Options from JSON; a missing key keeps its default.
+  public init(from decoder: any Decoder) throws {
+    let c = try decoder.container(keyedBy: CodingKeys.self)
+    func value<T: Decodable>(_ key: CodingKeys, _ fallback: T) throws -> T {
+      try c.decodeIfPresent(T.self, forKey: key) ?? fallback
+    }
+    self.init()
+    alignments = try value(.alignments, alignments)
+    voxelSize = try value(.voxelSize, voxelSize)
+    maximumVoxelCount = try value(.maximumVoxelCount, maximumVoxelCount)
+    minimumObservations = try value(.minimumObservations, minimumObservations)
+    transientVoxelLifetime = try value(.transientVoxelLifetime, transientVoxelLifetime)
+    inlierDistance = try value(.inlierDistance, inlierDistance)
+    horizontalToleranceDegrees = try value(.horizontalToleranceDegrees, horizontalToleranceDegrees)
+    verticalToleranceDegrees = try value(.verticalToleranceDegrees, verticalToleranceDegrees)
+    ransacConfidence = try value(.ransacConfidence, ransacConfidence)
+    ransacMaximumIterations = try value(.ransacMaximumIterations, ransacMaximumIterations)
+    ransacMaximumPoints = try value(.ransacMaximumPoints, ransacMaximumPoints)
+    maximumPlanesPerFrame = try value(.maximumPlanesPerFrame, maximumPlanesPerFrame)
+    minimumNewPointsForDetection = try value(.minimumNewPointsForDetection, minimumNewPointsForDetection)
+    detectionPointLifetime = try value(.detectionPointLifetime, detectionPointLifetime)
+    regionCellSize = try value(.regionCellSize, regionCellSize)
+    minimumInliers = try value(.minimumInliers, minimumInliers)
+    minimumArea = try value(.minimumArea, minimumArea)
+    minimumSide = try value(.minimumSide, minimumSide)
+    mergeAngleDegrees = try value(.mergeAngleDegrees, mergeAngleDegrees)
+    mergeDistance = try value(.mergeDistance, mergeDistance)
+    maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)
+    floorMinimumDepthBelowCamera = try value(.floorMinimumDepthBelowCamera, floorMinimumDepthBelowCamera)
+    floorMinimumArea = try value(.floorMinimumArea, floorMinimumArea)
+    floorHeightTolerance = try value(.floorHeightTolerance, floorHeightTolerance)
+    seatMinimumHeight = try value(.seatMinimumHeight, seatMinimumHeight)
+    tableMinimumHeight = try value(.tableMinimumHeight, tableMinimumHeight)
+    tableMaximumHeight = try value(.tableMaximumHeight, tableMaximumHeight)
+    ceilingMinimumHeightAboveCamera = try value(
+      .ceilingMinimumHeightAboveCamera, ceilingMinimumHeightAboveCamera)
+    wallMinimumArea = try value(.wallMinimumArea, wallMinimumArea)
+  }
+}

@@ -1,0 +1,340 @@
+import Foundation
+
+/// What the last frame cost, in counts (for diagnostics and benchmarks).
+package struct PlaneDetectorStatistics: Sendable, Equatable {
+  /// Voxels that received points this frame.
+  package var touchedVoxels = 0
+  /// Touched, stable voxels that no anchor explained before the growth step.
+  package var growthCandidates = 0
+  /// Of those, voxels that joined an anchor.
+  package var grownVoxels = 0
+  /// Unexplained voxels RANSAC searched (0 when it did not run).
+  package var ransacPoints = 0
+  /// Regions RANSAC found (new anchors or growth of existing ones).
+  package var ransacRegions = 0
+  /// Voxels in the map after the frame.
+  package var mapVoxels = 0
+}
+
+/// ARSim's plane detection: turns each frame's world points into the lifecycle of ARKit's plane anchors
+/// (added, updated as they grow, removed when another anchor absorbs them). One instance per session;
+/// not thread-safe (call it from one thread or actor at a time). Deterministic: the same options, seed
+/// and inputs give the same anchors, bit for bit, and the same identifiers.
+///
+/// Per frame (`process`):
+/// 1. *Map*: points (feature points and depth points, world) go into a bounded voxel map (running mean
+///    per voxel of ``PlaneDetectionOptions/voxelSize``); non-finite points are ignored. A voxel takes
+///    part once it has ``PlaneDetectionOptions/minimumObservations`` points.
+/// 2. *Growth*: each voxel touched this frame that no anchor explains joins the anchor whose plane is
+///    within ``PlaneDetectionOptions/inlierDistance`` and whose support occupies its cell or two of the
+///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
+///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
+///    moments, cells and hull grow and its plane is refitted.
+/// 3. *Detection*: once enough new unexplained voxels have accumulated, sequential RANSAC with a gravity
+///    prior runs on all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
+///    joins an existing anchor of the same surface that it touches or becomes a new anchor.
+/// 4. *Merging*: two anchors that are one surface (normals and offsets within the merge thresholds,
+///    supports touching or hulls overlapping) merge; the older absorbs the younger, which is removed.
+/// 5. *Classification* from orientation and height (rules in ``PlaneDetectionOptions``).
+/// 6. *Eviction* of transient and, beyond the capacity, least recently seen voxels.
+package final class PlaneDetector {
+  /// The options in use (sanitised: sizes and distances positive).
+  package let options: PlaneDetectionOptions
+  /// The session identifier stamped on the anchors.
+  package let sessionIdentifier: UUID?
+
+  private var map: PlaneVoxelMap
+  private var tracks: [PlaneTrack] = []
+  private var random: PlaneDetectorRandom
+  private var identifiers: AnchorIdentifierGenerator
+  private let segmenter: PlaneSegmenter
+  private var frame: Int32 = 0
+  private var cameraHeightSum = 0.0
+  private var cameraHeightCount = 0
+  private var pendingNewPoints = 0
+  private var touched: [Int32] = []
+  /// Counts describing the last frame's work.
+  package private(set) var statistics = PlaneDetectorStatistics()
+
+  /// A detector with the given options; `seed` drives RANSAC's sampling and the anchors' identifiers.
+  /// `sessionIdentifier` is stamped on every anchor it reports.
+  package init(options: PlaneDetectionOptions, seed: UInt64, sessionIdentifier: UUID? = nil) {
+    var sane = options
+    let defaults = PlaneDetectionOptions()
+    if !(sane.voxelSize > 0 && sane.voxelSize.isFinite) { sane.voxelSize = defaults.voxelSize }
+    if !(sane.regionCellSize > 0 && sane.regionCellSize.isFinite) {
+      sane.regionCellSize = defaults.regionCellSize
+    }
+    if !(sane.inlierDistance > 0 && sane.inlierDistance.isFinite) {
+      sane.inlierDistance = defaults.inlierDistance
+    }
+    sane.minimumObservations = max(sane.minimumObservations, 1)
+    sane.maximumVoxelCount = max(sane.maximumVoxelCount, 1)
+    self.options = sane
+    self.sessionIdentifier = sessionIdentifier
+    map = PlaneVoxelMap(voxelSize: sane.voxelSize)
+    random = PlaneDetectorRandom(seed: seed)
+    identifiers = AnchorIdentifierGenerator(seed: seed)
+    segmenter = PlaneSegmenter(options: sane)
+  }
+
+  /// The current plane anchors, in the order they were detected.
+  package var anchors: [ARPlaneAnchor] {
+    tracks.compactMap { $0.alive ? $0.reported : nil }
+  }
+
+  /// The number of voxels in the point map (for diagnostics and benchmarks).
+  package var voxelCount: Int { map.count }
+
+  /// Processes one frame and returns the anchors it added, updated and removed.
+  package func process(_ input: PlaneDetectionInput) -> PlaneAnchorChanges {
+    frame += 1
+    let camera = input.worldFromCamera.translation
+    if camera.y.isFinite && camera.x.isFinite && camera.z.isFinite {
+      cameraHeightSum += camera.y
+      cameraHeightCount += 1
+    }
+    var changes = PlaneAnchorChanges()
+    statistics = PlaneDetectorStatistics()
+    defer { statistics.mapVoxels = map.count }
+    guard !options.alignments.intersection([.horizontal, .vertical]).isEmpty else { return changes }
+    let cameraHeight = cameraHeightCount > 0 ? cameraHeightSum / Double(cameraHeightCount) : 0
+
+    ingest(input)
+    statistics.touchedVoxels = touched.count
+    grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight)
+    if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1) {
+      pendingNewPoints = 0
+      detect(camera: camera)
+    }
+    let removed = merge()
+    classify(meanCameraHeight: cameraHeight)
+
+    for (absorbed, absorber) in removed {
+      if let anchor = tracks[absorbed].reported {
+        changes.removed.append(RemovedPlaneAnchor(anchor: anchor, absorbedBy: tracks[absorber].identifier))
+      }
+    }
+    for t in tracks.indices where tracks[t].alive && tracks[t].dirty {
+      let anchor = tracks[t].makeAnchor(
+        maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
+      if let previous = tracks[t].reported {
+        if !Self.isSame(anchor, previous) { changes.updated.append(anchor) }
+      } else {
+        changes.added.append(anchor)
+      }
+      tracks[t].reported = anchor
+      tracks[t].dirty = false
+    }
+
+    if frame % 8 == 0 || map.count > options.maximumVoxelCount {
+      map.evict(
+        frame: frame, minimumObservations: Int32(clamping: options.minimumObservations),
+        lifetime: Int32(clamping: max(options.transientVoxelLifetime, 1)),
+        capacity: options.maximumVoxelCount)
+    }
+    return changes
+  }
+
+  // MARK: Steps
+
+  private func ingest(_ input: PlaneDetectionInput) {
+    touched.removeAll(keepingCapacity: true)
+    for feature in input.featurePoints {
+      if let slot = map.observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 {
+        touched.append(slot)
+      }
+    }
+    for point in input.depthPoints {
+      if let slot = map.observe(SIMD3<Double>(point), frame: frame), slot >= 0 { touched.append(slot) }
+    }
+  }
+
+  /// Step 2: touched, stable, unexplained voxels join the nearest adjacent anchor plane.
+  private func grow(cameraHeight: Double) {
+    let minimumObservations = Int32(clamping: options.minimumObservations)
+    var candidates = map.voxels.withUnsafeBufferPointer { voxels in
+      touched.filter { voxels[Int($0)].track == -1 && voxels[Int($0)].observations >= minimumObservations }
+    }
+    statistics.growthCandidates = candidates.count
+    guard !candidates.isEmpty else { return }
+    defer { statistics.grownVoxels = statistics.growthCandidates - candidates.count }
+    var newPoints = [[SIMD3<Double>]](repeating: [], count: tracks.count)
+    let tau = options.inlierDistance
+    if !tracks.isEmpty {
+      // A few passes, so that a surface revealed in one frame is taken over cell by cell.
+      for _ in 0..<3 {
+        var left: [Int32] = []
+        for slot in candidates {
+          let p = map[slot].position
+          var best = -1
+          var bestDistance = tau
+          for t in tracks.indices where tracks[t].alive {
+            let d = tracks[t].plane.signedDistance(to: p).magnitude
+            if d <= bestDistance && tracks[t].canGrow(into: p)
+              && !crossesSurface(p, normal: tracks[t].plane.normal)
+            {
+              best = t
+              bestDistance = d
+            }
+          }
+          if best >= 0 {
+            map.assign(slot: slot, track: Int32(best))
+            tracks[best].occupy(point: p)
+            newPoints[best].append(p)
+          } else {
+            left.append(slot)
+          }
+        }
+        let progress = left.count < candidates.count
+        candidates = left
+        if !progress || candidates.isEmpty { break }
+      }
+      for t in tracks.indices where !newPoints[t].isEmpty {
+        tracks[t].add(points: newPoints[t], cameraHeight: cameraHeight)
+      }
+    }
+    for slot in candidates where map.announce(slot: slot) { pendingNewPoints += 1 }
+  }
+
+  /// Whether `point` lies on a surface that crosses the plane through it with unit normal `normal`
+  /// rather than on that plane: the map holds a voxel 2.5 voxels (at least the inlier distance plus a
+  /// voxel) away along the normal on either side. A wall meeting a table top, or an object standing on
+  /// it, leaves such voxels; the flat surface itself (within the inlier distance) does not. Together with
+  /// `PlaneTrack.canGrow(into:)` this keeps an anchor from growing along the line where another surface
+  /// crosses its plane.
+  private func crossesSurface(_ point: SIMD3<Double>, normal: SIMD3<Double>) -> Bool {
+    let step = normal * max(2.5 * options.voxelSize, options.inlierDistance + options.voxelSize)
+    return map.isStable(at: point + step, minimumObservations: 1)
+      || map.isStable(at: point - step, minimumObservations: 1)
+  }
+
+  /// Step 3: sequential RANSAC on the unexplained voxels; regions grow anchors or become new ones.
+  private func detect(camera: SIMD3<Double>) {
+    let minimumObservations = Int32(clamping: options.minimumObservations)
+    let oldest = frame - Int32(clamping: max(options.detectionPointLifetime, 0))
+    var slots: [Int32] = []
+    var positions: [SIMD3<Double>] = []
+    for (i, voxel) in map.voxels.enumerated()
+    where voxel.track == -1 && voxel.observations >= minimumObservations && voxel.lastSeen >= oldest {
+      slots.append(Int32(i))
+      positions.append(voxel.position)
+    }
+    guard slots.count >= options.minimumInliers else { return }
+    statistics.ransacPoints = slots.count
+    let cameraHeight = camera.y.isFinite ? camera.y : 0
+    let found = segmenter.segment(slots: slots, positions: positions, random: &random) { point, normal in
+      crossesSurface(point, normal: normal)
+    }
+    statistics.ransacRegions = found.count
+    for candidate in found {
+      var plane = candidate.plane
+      if candidate.alignment == .vertical && plane.signedDistance(to: camera) < 0 { plane = plane.flipped }
+      if let t = existingTrack(for: candidate, plane: plane) {
+        for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
+        tracks[t].add(points: candidate.positions, cameraHeight: cameraHeight)
+      } else {
+        let t = tracks.count
+        tracks.append(
+          PlaneTrack(
+            identifier: identifiers.next(), candidate: candidate, plane: plane, cameraHeight: cameraHeight,
+            frame: frame, cellSize: options.regionCellSize))
+        for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
+      }
+    }
+  }
+
+  /// The oldest live anchor that `candidate` (with its oriented plane) continues: same alignment,
+  /// normals within the merge angle, the candidate's centroid within the merge distance of the anchor's
+  /// plane, and a candidate point next to the anchor's support.
+  private func existingTrack(for candidate: PlaneCandidate, plane: Plane) -> Int? {
+    guard let centroid = candidate.moments.mean else { return nil }
+    let maxAngle = options.mergeAngleDegrees * .pi / 180
+    for t in tracks.indices where tracks[t].alive && tracks[t].alignment == candidate.alignment {
+      guard tracks[t].plane.angle(to: plane) <= maxAngle,
+        tracks[t].plane.signedDistance(to: centroid).magnitude <= options.mergeDistance
+      else { continue }
+      if candidate.positions.contains(where: { tracks[t].touches(point: $0) }) { return t }
+    }
+    return nil
+  }
+
+  /// Step 4: merges anchors that are one surface; returns `(absorbed, absorber)` track indices in the
+  /// order of the merges.
+  private func merge() -> [(Int, Int)] {
+    var merges: [(Int, Int)] = []
+    let maxAngle = options.mergeAngleDegrees * .pi / 180
+    var merged = true
+    while merged {
+      merged = false
+      search: for b in tracks.indices where tracks[b].alive {
+        for a in 0..<b
+        where tracks[a].alive && tracks[a].alignment == tracks[b].alignment
+          && (tracks[a].dirty || tracks[b].dirty)
+        {
+          guard tracks[a].isSameSurface(as: tracks[b], maxAngle: maxAngle, maxDistance: options.mergeDistance)
+          else { continue }
+          tracks[a].absorb(tracks[b])
+          tracks[b].alive = false
+          map.relabel(track: Int32(b), to: Int32(a))
+          merges.append((b, a))
+          merged = true
+          break search
+        }
+      }
+    }
+    // An anchor absorbed by one that was later absorbed itself names the final absorber.
+    return merges.map { absorbed, absorber in
+      var final = absorber
+      while let next = merges.first(where: { $0.0 == final }) { final = next.1 }
+      return (absorbed, final)
+    }
+  }
+
+  /// Step 5: classification by orientation and height; see ``PlaneDetectionOptions``.
+  private func classify(meanCameraHeight: Double) {
+    var floor: Double?
+    for track in tracks
+    where track.alive && track.alignment == .horizontal && track.seenFromAbove >= track.seenFromBelow
+      && track.height <= meanCameraHeight - options.floorMinimumDepthBelowCamera
+      && track.area >= options.floorMinimumArea
+    {
+      floor = min(floor ?? track.height, track.height)
+    }
+    for t in tracks.indices where tracks[t].alive {
+      let classification = classification(of: tracks[t], floor: floor, meanCameraHeight: meanCameraHeight)
+      if classification != tracks[t].classification {
+        tracks[t].classification = classification
+        tracks[t].dirty = true
+      }
+    }
+  }
+
+  private func classification(
+    of track: PlaneTrack, floor: Double?, meanCameraHeight: Double
+  ) -> ARPlaneAnchor.Classification {
+    switch track.alignment {
+    case .vertical:
+      return track.area >= options.wallMinimumArea ? .wall : .none(.unknown)
+    case .horizontal:
+      let h = track.height
+      if track.seenFromBelow > track.seenFromAbove {
+        return h >= meanCameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
+      }
+      guard let floor else { return .none(.undetermined) }
+      let above = h - floor
+      if above.magnitude <= options.floorHeightTolerance { return .floor }
+      if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
+      if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
+      return .none(.unknown)
+    }
+  }
+
+  /// Whether two reports of one anchor show the same plane (so no update is due).
+  private static func isSame(_ a: ARPlaneAnchor, _ b: ARPlaneAnchor) -> Bool {
+    a.center == b.center && a.classification == b.classification
+      && a.planeExtent.width == b.planeExtent.width && a.planeExtent.height == b.planeExtent.height
+      && a.planeExtent.rotationOnYAxis == b.planeExtent.rotationOnYAxis
+      && a.geometry.boundaryVertices == b.geometry.boundaryVertices
+  }
+}

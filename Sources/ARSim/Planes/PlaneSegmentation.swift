@@ -1,0 +1,360 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One connected region of the inliers of a plane found by RANSAC: a candidate for a new anchor or for
+/// growing an existing one.
+struct PlaneCandidate {
+  /// Horizontal or vertical.
+  var alignment: ARPlaneAnchor.Alignment
+  /// The gravity-aligned least-squares plane of the region (world). Horizontal planes have normal +y;
+  /// a vertical plane's normal has an arbitrary sign (the caller orients it).
+  var plane: Plane
+  /// The voxel slots of the region's points.
+  var slots: [Int32]
+  /// The region's points (voxel means), world, metres.
+  var positions: [SIMD3<Double>]
+  /// The moments of `positions`.
+  var moments: PlaneMoments
+}
+
+/// Gravity-aligned plane geometry shared by the segmentation and the anchors.
+enum GravityAlignedPlane {
+  static let up = SIMD3<Double>(0, 1, 0)
+
+  /// The least-squares plane of `moments` constrained to the alignment: horizontal planes are
+  /// `y = mean y` with normal +y; vertical planes have the normal in the x-z plane that minimises the
+  /// squared distances (the smallest eigenvector of the x-z covariance), its sign as close as possible to
+  /// `reference` (when given). `nil` when there are fewer than three points or the x-z spread is
+  /// isotropic (no direction stands out).
+  static func fit(
+    _ moments: PlaneMoments, alignment: ARPlaneAnchor.Alignment, reference: SIMD3<Double>? = nil
+  ) -> Plane? {
+    guard moments.count >= 3, let mean = moments.mean, let covariance = moments.covariance else {
+      return nil
+    }
+    switch alignment {
+    case .horizontal:
+      return Plane(normal: up, offset: -mean.y)
+    case .vertical:
+      let a = covariance[0, 0]
+      let b = covariance[2, 0]
+      let d = covariance[2, 2]
+      let half = (a - d) / 2
+      let root = (half * half + b * b).squareRoot()
+      let smallest = (a + d) / 2 - root
+      // Two expressions of the eigenvector of `smallest`; take the better conditioned one.
+      let v1 = SIMD2(b, smallest - a)
+      let v2 = SIMD2(smallest - d, b)
+      var v = simd_length_squared(v1) >= simd_length_squared(v2) ? v1 : v2
+      let length = simd_length(v)
+      guard length > 1e-12 * max(a + d, 1e-30), root > 1e-9 * (a + d) else { return nil }
+      v /= length
+      var normal = SIMD3(v.x, 0, v.y)
+      if let reference, simd_dot(normal, reference) < 0 { normal = -normal }
+      return Plane(point: mean, normal: normal)
+    }
+  }
+
+  /// In-plane axes `(e1, e2)` of a gravity-aligned plane with unit normal `normal`, right-handed with it
+  /// (`e1 × e2 = normal`): for a horizontal plane world x and −z; for a vertical one the horizontal
+  /// `up × normal` and up. These are the anchor's x and −z axes.
+  static func axes(normal: SIMD3<Double>, alignment: ARPlaneAnchor.Alignment) -> (
+    SIMD3<Double>, SIMD3<Double>
+  ) {
+    switch alignment {
+    case .horizontal:
+      return (SIMD3(1, 0, 0), SIMD3(0, 0, -1))
+    case .vertical:
+      return (simd_normalize(SIMD3(normal.z, 0, -normal.x)), up)
+    }
+  }
+
+  /// Whether the free least-squares normal of `moments` is within the alignment's tolerance of gravity
+  /// (horizontal) or of the horizontal (vertical).
+  static func isWithinTolerance(
+    _ moments: PlaneMoments, alignment: ARPlaneAnchor.Alignment, options: PlaneDetectionOptions
+  ) -> Bool {
+    guard let free = moments.plane else { return false }
+    let verticalComponent = free.normal.y.magnitude
+    switch alignment {
+    case .horizontal:
+      return verticalComponent >= cos(options.horizontalToleranceDegrees * .pi / 180)
+    case .vertical:
+      return verticalComponent <= sin(options.verticalToleranceDegrees * .pi / 180)
+    }
+  }
+}
+
+/// Sequential RANSAC with a gravity prior over the points that no anchor explains, then the split of
+/// each plane's inliers into connected regions (a 2-D grid on the plane, flood-filled over 8-connected
+/// occupied cells).
+///
+/// Hypotheses: a horizontal plane through one sampled point (normal exactly +y); a vertical plane
+/// through two sampled points at least 5 cm apart horizontally (normal horizontal). Each search stops
+/// adaptively as Open3D's `SegmentPlane` does, after `log(1 − p) / log(1 − wˢ)` draws for the best inlier
+/// ratio `w` so far and sample size `s`, and at most `ransacMaximumIterations`. The best hypothesis is
+/// refitted twice by gravity-aligned least squares on its inliers; inliers that lie on a surface crossing
+/// the plane are dropped; each region is refitted on its own and kept when it has enough points, area and
+/// width and its free least-squares normal is within the tolerance. The search ends after
+/// `maximumPlanesPerFrame` planes, when the best plane has fewer than `minimumInliers` inliers, or after
+/// two planes in a row that gave no region.
+struct PlaneSegmenter {
+  let options: PlaneDetectionOptions
+
+  /// Candidates among `positions` (world, with their voxel `slots`), in the order found.
+  /// `crossesSurface(point, normal)` tells whether a point lies on another surface that crosses the
+  /// plane (see `PlaneDetector`); such inliers are left out of the regions.
+  func segment(
+    slots: [Int32], positions: [SIMD3<Double>], random: inout PlaneDetectorRandom,
+    crossesSurface: (SIMD3<Double>, SIMD3<Double>) -> Bool
+  ) -> [PlaneCandidate] {
+    var remaining = Array(positions.indices)
+    var candidates: [PlaneCandidate] = []
+    let wantHorizontal = options.alignments.contains(.horizontal)
+    let wantVertical = options.alignments.contains(.vertical)
+    let minimumInliers = max(options.minimumInliers, 3)
+    var fruitless = 0
+    for _ in 0..<max(options.maximumPlanesPerFrame, 0) {
+      // Two planes in a row without an acceptable region: what is left is clutter, not worth more draws.
+      guard fruitless < 2 else { break }
+      guard remaining.count >= minimumInliers else { break }
+      // Score hypotheses on a deterministic subsample.
+      let sample = subsample(remaining)
+      let xs = sample.map { positions[$0].x }
+      let ys = sample.map { positions[$0].y }
+      let zs = sample.map { positions[$0].z }
+      var best: (plane: Plane, alignment: ARPlaneAnchor.Alignment, count: Int)?
+      if wantHorizontal, let h = searchHorizontal(ys: ys, random: &random) {
+        best = (Plane(normal: GravityAlignedPlane.up, offset: -h.height), .horizontal, h.count)
+      }
+      if wantVertical, let v = searchVertical(xs: xs, zs: zs, random: &random),
+        v.count > (best?.count ?? 0)
+      {
+        best = (v.plane, .vertical, v.count)
+      }
+      guard let hypothesis = best else { break }
+      var plane = hypothesis.plane
+      var inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      for _ in 0..<2 {
+        guard
+          let refit = GravityAlignedPlane.fit(
+            PlaneMoments(points: inliers.lazy.map { positions[$0] }), alignment: hypothesis.alignment,
+            reference: plane.normal)
+        else { break }
+        plane = refit
+        inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      }
+      guard inliers.count >= minimumInliers else { break }
+      let flat = inliers.filter { !crossesSurface(positions[$0], plane.normal) }
+      let found = candidates.count
+      for region in regions(of: flat, plane: plane, alignment: hypothesis.alignment, positions: positions) {
+        if let candidate = validate(
+          region, alignment: hypothesis.alignment, reference: plane.normal, slots: slots, positions: positions
+        ) {
+          candidates.append(candidate)
+        }
+      }
+      fruitless = candidates.count > found ? 0 : fruitless + 1
+      remaining = subtract(inliers, from: remaining)
+    }
+    return candidates
+  }
+
+  // MARK: RANSAC
+
+  private func subsample(_ indices: [Int]) -> [Int] {
+    let limit = max(options.ransacMaximumPoints, 16)
+    guard indices.count > limit else { return indices }
+    var result: [Int] = []
+    result.reserveCapacity(limit)
+    for k in 0..<limit { result.append(indices[k * indices.count / limit]) }
+    return result
+  }
+
+  /// Open3D's adaptive bound on the number of draws for inlier ratio `ratio` and sample size `size`.
+  private func iterationBound(ratio: Double, size: Int) -> Int {
+    let maximum = max(options.ransacMaximumIterations, 1)
+    let good = pow(ratio, Double(size))
+    guard good > 0 else { return maximum }
+    guard good < 1 else { return 1 }
+    let confidence = min(max(options.ransacConfidence, 0), 0.999_999_999)
+    let bound = (log(1 - confidence) / log(1 - good)).rounded(.up)
+    return bound.isFinite ? min(max(Int(bound), 1), maximum) : maximum
+  }
+
+  private func searchHorizontal(
+    ys: [Double], random: inout PlaneDetectorRandom
+  ) -> (height: Double, count: Int)? {
+    let n = ys.count
+    guard n > 0 else { return nil }
+    let tau = options.inlierDistance
+    var bestCount = 0
+    var bestHeight = 0.0
+    var bound = max(options.ransacMaximumIterations, 1)
+    var iteration = 0
+    ys.withUnsafeBufferPointer { y in
+      while iteration < bound {
+        iteration += 1
+        let h = y[random.index(below: n)]
+        var count = 0
+        for value in y where (value - h).magnitude <= tau { count += 1 }
+        if count > bestCount {
+          bestCount = count
+          bestHeight = h
+          bound = iterationBound(ratio: Double(count) / Double(n), size: 1)
+        }
+      }
+    }
+    return bestCount > 0 ? (bestHeight, bestCount) : nil
+  }
+
+  private func searchVertical(
+    xs: [Double], zs: [Double], random: inout PlaneDetectorRandom
+  ) -> (plane: Plane, count: Int)? {
+    let n = xs.count
+    guard n >= 2 else { return nil }
+    let tau = options.inlierDistance
+    let minimumSeparation = 0.05
+    var best: (nx: Double, nz: Double, offset: Double, count: Int)?
+    var bound = max(options.ransacMaximumIterations, 1)
+    var iteration = 0
+    xs.withUnsafeBufferPointer { x in
+      zs.withUnsafeBufferPointer { z in
+        while iteration < bound {
+          iteration += 1
+          let i = random.index(below: n)
+          let j = random.index(below: n)
+          let dx = x[j] - x[i]
+          let dz = z[j] - z[i]
+          let length = (dx * dx + dz * dz).squareRoot()
+          guard length >= minimumSeparation else { continue }
+          let nx = dz / length
+          let nz = -dx / length
+          let offset = -(nx * x[i] + nz * z[i])
+          var count = 0
+          for k in 0..<n where (nx * x[k] + nz * z[k] + offset).magnitude <= tau { count += 1 }
+          if count > (best?.count ?? 0) {
+            best = (nx, nz, offset, count)
+            bound = iterationBound(ratio: Double(count) / Double(n), size: 2)
+          }
+        }
+      }
+    }
+    guard let best else { return nil }
+    return (Plane(normal: SIMD3(best.nx, 0, best.nz), offset: best.offset), best.count)
+  }
+
+  private func collectInliers(of plane: Plane, among indices: [Int], positions: [SIMD3<Double>]) -> [Int] {
+    let tau = options.inlierDistance
+    let (n, d) = (plane.normal, plane.offset)
+    var result: [Int] = []
+    positions.withUnsafeBufferPointer { p in
+      for i in indices {
+        let q = p[i]
+        if (n.x * q.x + n.y * q.y + n.z * q.z + d).magnitude <= tau { result.append(i) }
+      }
+    }
+    return result
+  }
+
+  /// `indices` without the members of `removed` (both ascending).
+  private func subtract(_ removed: [Int], from indices: [Int]) -> [Int] {
+    var result: [Int] = []
+    result.reserveCapacity(indices.count - removed.count)
+    var k = 0
+    for i in indices {
+      while k < removed.count && removed[k] < i { k += 1 }
+      if k < removed.count && removed[k] == i { continue }
+      result.append(i)
+    }
+    return result
+  }
+
+  // MARK: Regions
+
+  /// The connected regions of `inliers` (indices into `positions`) on the grid of `regionCellSize`
+  /// cells, each listed in ascending index order; regions in the order of their first cell.
+  private func regions(
+    of inliers: [Int], plane: Plane, alignment: ARPlaneAnchor.Alignment, positions: [SIMD3<Double>]
+  ) -> [[Int]] {
+    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: alignment)
+    let inverseCell = 1 / options.regionCellSize
+    var cellOfKey: [Int64: Int] = [:]
+    var cellCoordinates: [(Int64, Int64)] = []
+    var members: [[Int]] = []
+    for i in inliers {
+      let p = positions[i]
+      let cx = Int64((simd_dot(e1, p) * inverseCell).rounded(.down))
+      let cy = Int64((simd_dot(e2, p) * inverseCell).rounded(.down))
+      let key = PlaneCells.key(cx, cy)
+      if let cell = cellOfKey[key] {
+        members[cell].append(i)
+      } else {
+        cellOfKey[key] = members.count
+        cellCoordinates.append((cx, cy))
+        members.append([i])
+      }
+    }
+    var label = [Int](repeating: -1, count: members.count)
+    var result: [[Int]] = []
+    var stack: [Int] = []
+    for start in members.indices where label[start] < 0 {
+      let region = result.count
+      label[start] = region
+      stack.append(start)
+      var points: [Int] = []
+      while let cell = stack.popLast() {
+        points.append(contentsOf: members[cell])
+        let (cx, cy) = cellCoordinates[cell]
+        for dy in -1...1 {
+          for dx in -1...1 where dx != 0 || dy != 0 {
+            if let neighbour = cellOfKey[PlaneCells.key(cx + Int64(dx), cy + Int64(dy))],
+              label[neighbour] < 0
+            {
+              label[neighbour] = region
+              stack.append(neighbour)
+            }
+          }
+        }
+      }
+      points.sort()
+      result.append(points)
+    }
+    return result
+  }
+
+  private func validate(
+    _ region: [Int], alignment: ARPlaneAnchor.Alignment, reference: SIMD3<Double>, slots: [Int32],
+    positions: [SIMD3<Double>]
+  ) -> PlaneCandidate? {
+    guard region.count >= max(options.minimumInliers, 3) else { return nil }
+    let points = region.map { positions[$0] }
+    let moments = PlaneMoments(points: points)
+    guard GravityAlignedPlane.isWithinTolerance(moments, alignment: alignment, options: options),
+      let plane = GravityAlignedPlane.fit(moments, alignment: alignment, reference: reference)
+    else { return nil }
+    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: alignment)
+    let hull = Polygon2D.convexHull(points.map { SIMD2(simd_dot(e1, $0), simd_dot(e2, $0)) })
+    guard Polygon2D.area(hull) >= options.minimumArea,
+      let rectangle = Polygon2D.minimumAreaRectangle(hull),
+      min(rectangle.width, rectangle.height) >= options.minimumSide
+    else { return nil }
+    return PlaneCandidate(
+      alignment: alignment, plane: plane, slots: region.map { slots[$0] }, positions: points, moments: moments
+    )
+  }
+}
+
+/// Packed integer cell coordinates of the 2-D grids on planes.
+enum PlaneCells {
+  /// The key of cell `(x, y)` (each within ±2³¹).
+  @inline(__always)
+  static func key(_ x: Int64, _ y: Int64) -> Int64 {
+    (x &<< 32) | (y & 0xFFFF_FFFF)
+  }
+}

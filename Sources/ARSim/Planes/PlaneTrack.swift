@@ -1,0 +1,282 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The detector's state of one plane anchor: a fixed anchor frame, the least-squares plane of all the
+/// points that ever supported it (moments that merge by addition), the occupied cells of a grid in anchor
+/// space (for growth and merging), and the convex hull of its support in anchor space (which only grows).
+///
+/// Anchor-space 2-D coordinates are `(x, −z)`: counter-clockwise in them is counter-clockwise seen from
+/// the anchor's +y side, and a rotation by `θ` in them is a rotation by `θ` about the anchor's y axis.
+struct PlaneTrack {
+  let identifier: UUID
+  let alignment: ARPlaneAnchor.Alignment
+  /// The detector frame in which the plane was found.
+  let createdFrame: Int32
+  /// The anchor's origin in world coordinates, metres.
+  let origin: SIMD3<Double>
+  /// worldFromAnchor's rotation; columns are the anchor's axes in world coordinates.
+  let rotation: simd_double3x3
+  /// anchorFromWorld's rotation.
+  let inverseRotation: simd_double3x3
+  /// The anchor's transform as ARKit reports it (anchor to world).
+  let transform: simd_float4x4
+  /// The grid cell size in anchor space, metres.
+  let cellSize: Double
+
+  /// The moments of every point that supported the plane (world).
+  var moments: PlaneMoments
+  /// The gravity-aligned least-squares plane of `moments` (world); its normal is the anchor's y axis
+  /// up to the refinement of a vertical plane's direction.
+  var plane: Plane
+  /// The convex hull of the support in anchor 2-D coordinates, counter-clockwise.
+  var hull: [SIMD2<Double>]
+  /// Occupied cells of the anchor-space grid.
+  var cells: Set<Int64> = []
+  /// Points added while the camera was above (below) a horizontal plane.
+  var seenFromAbove = 0
+  var seenFromBelow = 0
+  var classification: ARPlaneAnchor.Classification = .none(.undetermined)
+  /// Whether the anchor is still in the session (not absorbed).
+  var alive = true
+  /// Whether its support or plane changed since it was last reported.
+  var dirty = true
+  /// The anchor as last reported; `nil` before it is first reported.
+  var reported: ARPlaneAnchor?
+
+  /// A new track for a candidate region whose plane is already oriented (vertical planes towards the
+  /// camera). The anchor's origin is the centre of the region's minimum-area rectangle on the plane; a
+  /// horizontal anchor's x axis runs along the rectangle's width, a vertical anchor's x axis is
+  /// horizontal and its z axis points down.
+  init(
+    identifier: UUID, candidate: PlaneCandidate, plane: Plane, cameraHeight: Double, frame: Int32,
+    cellSize: Double
+  ) {
+    self.identifier = identifier
+    self.alignment = candidate.alignment
+    self.createdFrame = frame
+    self.cellSize = cellSize
+    self.moments = PlaneMoments()
+    self.plane = plane
+    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: candidate.alignment)
+    let points2D = candidate.positions.map { SIMD2(simd_dot(e1, $0), simd_dot(e2, $0)) }
+    let rectangle =
+      Polygon2D.minimumAreaRectangle(points2D)
+      ?? OrientedRectangle(center: points2D.first ?? .zero, width: 0, height: 0, angle: 0)
+    let centre = rectangle.center
+    let planeShift = -plane.offset  // n·p for points p on the plane
+    let x: SIMD3<Double>
+    let y = plane.normal
+    switch candidate.alignment {
+    case .horizontal:
+      let angle = Self.reduced(rectangle).angle
+      x = SIMD3(cos(angle), 0, -sin(angle))
+    case .vertical:
+      x = e1
+    }
+    let z = simd_cross(x, y)
+    origin = e1 * centre.x + e2 * centre.y + y * planeShift
+    rotation = simd_double3x3(x, y, z)
+    inverseRotation = rotation.transpose
+    transform = simd_float4x4(
+      SIMD4<Float>(SIMD4(x, 0)), SIMD4<Float>(SIMD4(y, 0)), SIMD4<Float>(SIMD4(z, 0)),
+      SIMD4<Float>(SIMD4(origin, 1)))
+    hull = []
+    add(points: candidate.positions, cameraHeight: cameraHeight)
+  }
+
+  // MARK: Frames
+
+  /// A world point in anchor 2-D coordinates `(x, −z)`, metres (projected along the anchor's y axis).
+  @inline(__always)
+  func anchor2D(_ world: SIMD3<Double>) -> SIMD2<Double> {
+    let q = inverseRotation * (world - origin)
+    return SIMD2(q.x, -q.z)
+  }
+
+  /// The world point at anchor 2-D coordinates `(x, −z)` on the anchor's `y = 0` plane.
+  @inline(__always)
+  func world(anchor2D p: SIMD2<Double>) -> SIMD3<Double> {
+    origin + rotation * SIMD3(p.x, 0, -p.y)
+  }
+
+  @inline(__always)
+  private func cell(_ p: SIMD2<Double>) -> (Int64, Int64) {
+    (Int64((p.x / cellSize).rounded(.down)), Int64((p.y / cellSize).rounded(.down)))
+  }
+
+  /// Whether the cell of `p` (anchor 2-D) or one of its eight neighbours is occupied.
+  @inline(__always)
+  func touches(anchor2D p: SIMD2<Double>) -> Bool {
+    let (cx, cy) = cell(p)
+    for dy in Int64(-1)...1 {
+      for dx in Int64(-1)...1 where cells.contains(PlaneCells.key(cx + dx, cy + dy)) { return true }
+    }
+    return false
+  }
+
+  /// Whether the support may grow to `point` (world): its cell is occupied, or at least two of the
+  /// eight cells around it are. A surface spreads over an area this way, but not along a line (such as
+  /// where a wall crosses a table's plane) more than a cell or two.
+  func canGrow(into point: SIMD3<Double>) -> Bool {
+    let (cx, cy) = cell(anchor2D(point))
+    if cells.contains(PlaneCells.key(cx, cy)) { return true }
+    var neighbours = 0
+    for dy in Int64(-1)...1 {
+      for dx in Int64(-1)...1 where (dx != 0 || dy != 0) && cells.contains(PlaneCells.key(cx + dx, cy + dy)) {
+        neighbours += 1
+        if neighbours >= 2 { return true }
+      }
+    }
+    return false
+  }
+
+  /// Whether `point` (world) lies next to the support (its cell or a neighbouring one is occupied).
+  func touches(point: SIMD3<Double>) -> Bool { touches(anchor2D: anchor2D(point)) }
+
+  /// Marks the cell of `point` (world) as occupied.
+  mutating func occupy(point: SIMD3<Double>) {
+    let (cx, cy) = cell(anchor2D(point))
+    cells.insert(PlaneCells.key(cx, cy))
+  }
+
+  /// The world centres of the occupied cells, in no particular order.
+  private var cellCentres: [SIMD3<Double>] {
+    cells.map { key in
+      let cx = Double(key >> 32)
+      let cy = Double(Int32(truncatingIfNeeded: key))
+      return world(anchor2D: SIMD2((cx + 0.5) * cellSize, (cy + 0.5) * cellSize))
+    }
+  }
+
+  /// The height of a horizontal plane (world y), metres.
+  var height: Double { -plane.offset * plane.normal.y }
+
+  /// The area of the hull, square metres.
+  var area: Double { Polygon2D.area(hull) }
+
+  // MARK: Growth and merging
+
+  /// Adds supporting points (world): moments, cells, hull, which side the camera saw it from; refits.
+  mutating func add(points: [SIMD3<Double>], cameraHeight: Double) {
+    guard !points.isEmpty else { return }
+    var outline = hull
+    outline.reserveCapacity(hull.count + points.count)
+    for p in points {
+      moments.add(p)
+      let q = anchor2D(p)
+      outline.append(q)
+      let (cx, cy) = cell(q)
+      cells.insert(PlaneCells.key(cx, cy))
+    }
+    if alignment == .horizontal {
+      if cameraHeight >= height { seenFromAbove += points.count } else { seenFromBelow += points.count }
+    }
+    hull = Polygon2D.convexHull(outline)
+    refit()
+    dirty = true
+  }
+
+  /// Refits the plane from the moments, keeping the previous one when the fit is degenerate.
+  mutating func refit() {
+    if let fitted = GravityAlignedPlane.fit(moments, alignment: alignment, reference: rotation.columns.1) {
+      plane = fitted
+    }
+  }
+
+  /// Whether `other` (the same alignment) is the same surface as this one: normals within `maxAngle`
+  /// radians, each centroid within `maxDistance` metres of the other's plane, and the supports touching
+  /// (an occupied cell of one next to an occupied cell of the other) or the hulls overlapping.
+  func isSameSurface(as other: PlaneTrack, maxAngle: Double, maxDistance: Double) -> Bool {
+    guard alignment == other.alignment, plane.angle(to: other.plane) <= maxAngle,
+      let mine = moments.mean, let theirs = other.moments.mean,
+      plane.signedDistance(to: theirs).magnitude <= maxDistance,
+      other.plane.signedDistance(to: mine).magnitude <= maxDistance
+    else { return false }
+    let (small, large) = cells.count <= other.cells.count ? (self, other) : (other, self)
+    for centre in small.cellCentres where large.touches(point: centre) { return true }
+    let mapped = other.hull.map { anchor2D(other.world(anchor2D: $0)) }
+    return Polygon2D.convexIntersectionArea(hull, mapped) > 0
+  }
+
+  /// Takes over the support of `other` (moments, cells, hull, votes) and refits.
+  mutating func absorb(_ other: PlaneTrack) {
+    moments += other.moments
+    for centre in other.cellCentres { occupy(point: centre) }
+    hull = Polygon2D.convexHull(hull + other.hull.map { anchor2D(other.world(anchor2D: $0)) })
+    seenFromAbove += other.seenFromAbove
+    seenFromBelow += other.seenFromBelow
+    refit()
+    dirty = true
+  }
+
+  // MARK: Reporting
+
+  /// The anchor as ARKit would report it now.
+  func makeAnchor(maximumBoundaryVertices: Int, sessionIdentifier: UUID?) -> ARPlaneAnchor {
+    // The refined plane in anchor space: nA·q + dA = 0, solved for y.
+    let normal = inverseRotation * plane.normal
+    let offset = plane.signedDistance(to: origin)
+    func lifted(_ p: SIMD2<Double>) -> simd_float3 {
+      let x = p.x
+      let z = -p.y
+      let y = normal.y.magnitude > 1e-9 ? -(offset + normal.x * x + normal.z * z) / normal.y : 0
+      return simd_float3(Self.micrometres(x), Self.micrometres(y), Self.micrometres(z))
+    }
+    let boundary = Self.simplified(hull, maximumCount: max(maximumBoundaryVertices, 3))
+    let rectangle = Self.reduced(
+      Polygon2D.minimumAreaRectangle(hull)
+        ?? OrientedRectangle(center: .zero, width: 0, height: 0, angle: 0))
+    return ARPlaneAnchor(
+      identifier: identifier, transform: transform, alignment: alignment, center: lifted(rectangle.center),
+      planeExtent: ARPlaneExtent(
+        width: Float(rectangle.width), height: Float(rectangle.height),
+        rotationOnYAxis: Float(rectangle.angle)),
+      geometry: ARPlaneGeometry(boundary: boundary.map(lifted)), classification: classification,
+      sessionIdentifier: sessionIdentifier)
+  }
+
+  /// `metres` rounded to the micrometre, so that rounding noise of the frame changes (1e-16 m) does not
+  /// show: a new anchor's centre is exactly `(0, 0, 0)`.
+  static func micrometres(_ metres: Double) -> Float {
+    Float((metres * 1e6).rounded() / 1e6)
+  }
+
+  /// The rectangle with its angle in `(−π/4, π/4]`, width and height swapped when it turns.
+  static func reduced(_ rectangle: OrientedRectangle) -> (
+    center: SIMD2<Double>, width: Double, height: Double, angle: Double
+  ) {
+    if rectangle.angle > Double.pi / 4 {
+      return (rectangle.center, rectangle.height, rectangle.width, rectangle.angle - Double.pi / 2)
+    }
+    return (rectangle.center, rectangle.width, rectangle.height, rectangle.angle)
+  }
+
+  /// A convex polygon with at most `maximumCount` vertices: repeatedly drops the vertex whose removal
+  /// loses the least area (the result stays inside the polygon).
+  static func simplified(_ polygon: [SIMD2<Double>], maximumCount: Int) -> [SIMD2<Double>] {
+    var result = polygon
+    while result.count > maximumCount {
+      var smallest = Double.infinity
+      var victim = 0
+      for i in result.indices {
+        let a = result[(i + result.count - 1) % result.count]
+        let b = result[i]
+        let c = result[(i + 1) % result.count]
+        let loss = ((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)).magnitude
+        if loss < smallest {
+          smallest = loss
+          victim = i
+        }
+      }
+      result.remove(at: victim)
+    }
+    return result
+  }
+}

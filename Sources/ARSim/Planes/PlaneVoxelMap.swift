@@ -1,0 +1,194 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One voxel of the plane detector's point map: the running mean of the points that fell into it.
+struct PlaneVoxel {
+  /// The weighted sum of the points, metres (world).
+  var sum: SIMD3<Double>
+  /// The weight of `sum`: the number of points, capped so that the mean follows a refined landmark.
+  var weight: Double
+  /// Observations so far (saturating).
+  var observations: Int32
+  /// The detector frame (1, 2, ...) in which the voxel was last observed.
+  var lastSeen: Int32
+  /// The frame in which it was last touched by the ingest loop (to list each voxel once per frame).
+  var touchStamp: Int32
+  /// The index of the plane track the voxel supports, `-1` for none, `-2` for a free slot.
+  var track: Int32
+  /// Whether the voxel was already counted as a new unexplained point for RANSAC.
+  var announced: Bool
+  /// The packed integer coordinates.
+  var key: Int64
+
+  /// The mean position, metres (world).
+  var position: SIMD3<Double> { sum / weight }
+}
+
+/// A bounded hash of voxels in world space. Voxels live in a slot array (iterated in slot order, which
+/// depends only on the sequence of operations, so results are deterministic); a dictionary maps voxel
+/// coordinates to slots and is only ever used for lookups.
+struct PlaneVoxelMap {
+  /// The voxel edge, metres.
+  let voxelSize: Double
+  private let inverseSize: Double
+  /// The slots; free ones have `track == -2`.
+  private(set) var voxels: [PlaneVoxel] = []
+  private var slotOfKey: [Int64: Int32] = [:]
+  private var freeSlots: [Int32] = []
+  /// The number of live voxels.
+  private(set) var count = 0
+
+  /// The weight at which a voxel's mean starts to forget old points.
+  static let weightCap = 32.0
+  private static let offset: Int64 = 1 << 20
+
+  init(voxelSize: Double) {
+    self.voxelSize = voxelSize
+    inverseSize = 1 / voxelSize
+  }
+
+  /// The packed coordinates of the voxel holding `point`, or `nil` when the point is not finite or
+  /// farther than 2²⁰ voxels from the origin.
+  func key(of point: SIMD3<Double>) -> Int64? {
+    let scaled = point * inverseSize
+    let limit = Double(Self.offset)
+    guard scaled.x.magnitude < limit, scaled.y.magnitude < limit, scaled.z.magnitude < limit else {
+      return nil  // also rejects NaN (comparisons with NaN are false)
+    }
+    let ix = Int64(scaled.x.rounded(.down)) + Self.offset
+    let iy = Int64(scaled.y.rounded(.down)) + Self.offset
+    let iz = Int64(scaled.z.rounded(.down)) + Self.offset
+    return (ix << 42) | (iy << 21) | iz
+  }
+
+  /// Adds one point observed in `frame`. Returns its voxel's slot when this is the voxel's first point
+  /// in `frame`, `-1` when the voxel already had a point in `frame`, and `nil` for a point that cannot be
+  /// stored (non-finite or absurdly far).
+  mutating func observe(_ point: SIMD3<Double>, frame: Int32) -> Int32? {
+    guard let key = key(of: point) else { return nil }
+    if let slot = slotOfKey[key] {
+      let i = Int(slot)
+      if voxels[i].weight >= Self.weightCap {
+        voxels[i].sum *= (Self.weightCap - 1) / Self.weightCap
+        voxels[i].weight = Self.weightCap - 1
+      }
+      voxels[i].sum += point
+      voxels[i].weight += 1
+      if voxels[i].observations < Int32.max { voxels[i].observations += 1 }
+      voxels[i].lastSeen = frame
+      guard voxels[i].touchStamp != frame else { return -1 }
+      voxels[i].touchStamp = frame
+      return slot
+    }
+    let voxel = PlaneVoxel(
+      sum: point, weight: 1, observations: 1, lastSeen: frame, touchStamp: frame, track: -1,
+      announced: false, key: key)
+    let slot: Int32
+    if let free = freeSlots.popLast() {
+      slot = free
+      voxels[Int(free)] = voxel
+    } else {
+      slot = Int32(voxels.count)
+      voxels.append(voxel)
+    }
+    slotOfKey[key] = slot
+    count += 1
+    return slot
+  }
+
+  /// Whether the voxel holding `point` exists and has at least `minimumObservations` observations.
+  func isStable(at point: SIMD3<Double>, minimumObservations: Int32) -> Bool {
+    guard let key = key(of: point), let slot = slotOfKey[key] else { return false }
+    return voxels[Int(slot)].observations >= minimumObservations
+  }
+
+  /// The voxel in `slot`.
+  subscript(slot: Int32) -> PlaneVoxel { voxels[Int(slot)] }
+
+  /// Makes the voxel in `slot` support track `track` (`-1` for none).
+  mutating func assign(slot: Int32, track: Int32) { voxels[Int(slot)].track = track }
+
+  /// Marks the voxel in `slot` as counted among the new unexplained points; `false` if it already was.
+  mutating func announce(slot: Int32) -> Bool {
+    guard !voxels[Int(slot)].announced else { return false }
+    voxels[Int(slot)].announced = true
+    return true
+  }
+
+  /// Removes the voxel in `slot` (which must be live).
+  mutating func remove(slot: Int32) {
+    let i = Int(slot)
+    guard voxels[i].track != -2 else { return }
+    slotOfKey.removeValue(forKey: voxels[i].key)
+    voxels[i].track = -2
+    freeSlots.append(slot)
+    count -= 1
+  }
+
+  /// Moves every voxel of track `from` to track `to`.
+  mutating func relabel(track from: Int32, to: Int32) {
+    for i in voxels.indices where voxels[i].track == from { voxels[i].track = to }
+  }
+
+  /// Drops voxels that never became stable within `lifetime` frames, then, while more than `capacity`
+  /// voxels remain, the least recently observed ones down to 90 % of `capacity` (among voxels last seen
+  /// in the same frame, lower slots first). Linear time: a histogram of ages finds the cut-off.
+  mutating func evict(frame: Int32, minimumObservations: Int32, lifetime: Int32, capacity: Int) {
+    for i in voxels.indices
+    where voxels[i].track != -2 && voxels[i].observations < minimumObservations
+      && frame - voxels[i].lastSeen > lifetime
+    {
+      remove(slot: Int32(i))
+    }
+    guard count > capacity else { return }
+    let excess = count - capacity * 9 / 10
+    let buckets = 4096
+    var histogram = [Int](repeating: 0, count: buckets)
+    @inline(__always) func age(_ voxel: PlaneVoxel) -> Int {
+      min(Int(frame - voxel.lastSeen), buckets - 1)
+    }
+    for voxel in voxels where voxel.track != -2 { histogram[age(voxel)] += 1 }
+    // The oldest ages whose voxels all go, and how many of the next age go too.
+    var cutoff = buckets - 1
+    var removed = 0
+    while cutoff > 0 && removed + histogram[cutoff] <= excess {
+      removed += histogram[cutoff]
+      cutoff -= 1
+    }
+    var partial = excess - removed
+    for i in voxels.indices where voxels[i].track != -2 {
+      let a = age(voxels[i])
+      if a > cutoff {
+        remove(slot: Int32(i))
+      } else if a == cutoff && partial > 0 {
+        remove(slot: Int32(i))
+        partial -= 1
+      }
+    }
+  }
+}
+
+/// SplitMix64 (Steele, Lea and Flood 2014): the plane detector's seeded generator.
+struct PlaneDetectorRandom {
+  private var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+
+  /// A uniform index in `0..<count` (`count > 0`).
+  mutating func index(below count: Int) -> Int {
+    Int(next() % UInt64(count))
+  }
+}

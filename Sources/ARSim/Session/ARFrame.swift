@@ -1,0 +1,67 @@
+import Foundation
+
+/// Points the tracker follows, in world coordinates, with identifiers stable across frames
+/// (ARKit's raw feature points).
+public final class ARPointCloud: Sendable {
+  /// Positions in world coordinates, metres.
+  public let points: [simd_float3]
+  /// One identifier per point; the same physical feature keeps its identifier while tracked.
+  public let identifiers: [UInt64]
+  /// The number of points.
+  public var count: Int { points.count }
+
+  /// A point cloud; `points` and `identifiers` have the same length.
+  public init(points: [simd_float3], identifiers: [UInt64]) {
+    precondition(points.count == identifiers.count, "one identifier per point")
+    self.points = points
+    self.identifiers = identifiers
+  }
+}
+
+/// A depth map registered to the captured image (ARKit's `ARDepthData`).
+public struct ARDepthData: Sendable {
+  /// Z-depth in metres along the camera's viewing direction, image-sized; NaN where unknown.
+  public let depthMap: DepthImage
+}
+
+/// One captured frame with its camera, anchors and points, as the session delivers it.
+/// Immutable: a new frame is made for each captured image.
+public final class ARFrame: Sendable {
+  /// Recorded time in seconds.
+  public let timestamp: TimeInterval
+  /// The camera's pose, intrinsics and tracking state for this frame.
+  public let camera: ARCamera
+  /// Every anchor the session has at this frame (planes and the app's own).
+  public let anchors: [ARAnchor]
+  /// Tracked feature points in world coordinates, or nil before tracking starts.
+  public let rawFeaturePoints: ARPointCloud?
+  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation.
+  public let capturedImage: CapturedImage
+  /// Depth registered to the image, when the recording has it.
+  public let sceneDepth: ARDepthData?
+  /// Index of the frame in the recording (ARSim's addition).
+  public let frameIndex: Int
+
+  package init(
+    timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
+    capturedImage: CapturedImage, sceneDepth: ARDepthData?, frameIndex: Int
+  ) {
+    self.timestamp = timestamp
+    self.camera = camera
+    self.anchors = anchors
+    self.rawFeaturePoints = rawFeaturePoints
+    self.capturedImage = capturedImage
+    self.sceneDepth = sceneDepth
+    self.frameIndex = frameIndex
+  }
+
+  /// The transform from normalized image coordinates (0...1, origin at the captured image's
+  /// top-left corner) to normalized coordinates of a view of `viewportSize` points shown in
+  /// `orientation`, with the image filling the view (aspect fill, centred), as ARKit's.
+  public func displayTransform(for orientation: UIInterfaceOrientation, viewportSize: CGSize)
+    -> CGAffineTransform
+  {
+    Viewport(size: viewportSize, orientation: orientation).displayTransform(
+      imageResolution: camera.imageResolution)
+  }
+}

@@ -1,0 +1,80 @@
+/// Drives an ``ARSession`` through a recording in recorded time: one call to ``step()`` hands the
+/// session the next frame, as a camera would, and returns once every callback for it has been
+/// delivered. Tests step frame by frame; tools run to the end.
+public final class ARReplay {
+  /// The session being fed.
+  public let session: ARSession
+  /// What the recording holds.
+  public var info: RecordingInfo { source.info }
+  /// The last frame handed to the session, or nil before the first.
+  public private(set) var lastFrame: RecordedFrame?
+  /// Seconds the last step spent reading and decoding the frame (for benchmarks).
+  package private(set) var lastReadSeconds = 0.0
+  private var source: any FrameSource
+  private var finished = false
+
+  /// A replay of `source` into `session`.
+  public init(session: ARSession, source: any FrameSource) {
+    self.session = session
+    self.source = source
+  }
+
+  /// A replay of the recording in `folder` (ARSim or TUM layout, detected when `format` is nil).
+  /// - Throws: ``RecordingError`` when the recording cannot be opened.
+  public convenience init(
+    session: ARSession, recording folder: String, format: RecordingFormat? = nil,
+    options: FrameSourceOptions = FrameSourceOptions()
+  ) throws(RecordingError) {
+    self.init(session: session, source: try Recording.open(folder: folder, format: format, options: options))
+  }
+
+  /// Hands the next frame to the session. Returns false after the last frame.
+  /// - Throws: the ``RecordingError`` of a damaged frame, after the session's delegate has heard it
+  ///   through `session(_:didFailWithError:)` (the session is then paused).
+  @discardableResult
+  public func step() throws(RecordingError) -> Bool {
+    guard !finished else { return false }
+    let frame: RecordedFrame?
+    let start = ContinuousClock.now
+    do {
+      lastReadSeconds = 0
+      defer { lap(&lastReadSeconds, since: start) }
+      frame = try source.nextFrame()
+    } catch {
+      finished = true
+      session.fail(error)
+      throw error
+    }
+    guard let frame else {
+      finished = true
+      return false
+    }
+    lastFrame = frame
+    session.process(frame, info: source.info)
+    return true
+  }
+
+  /// Steps until the next frame would be later than `time` (seconds, recording clock).
+  /// Returns false when the recording ended first.
+  @discardableResult
+  public func step(through time: Double) throws(RecordingError) -> Bool {
+    while lastFrame.map({ $0.timestamp < time }) ?? true {
+      guard try step() else { return false }
+    }
+    return true
+  }
+
+  /// Steps `count` frames; returns false when the recording ended first.
+  @discardableResult
+  public func step(frames count: Int) throws(RecordingError) -> Bool {
+    for _ in 0..<count {
+      guard try step() else { return false }
+    }
+    return true
+  }
+
+  /// Steps to the end of the recording.
+  public func runToEnd() throws(RecordingError) {
+    while try step() {}
+  }
+}

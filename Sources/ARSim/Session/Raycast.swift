@@ -1,0 +1,295 @@
+import Foundation
+
+/// A ray to cast into the session's understanding of the world, as ARKit's `ARRaycastQuery`.
+public struct ARRaycastQuery: Sendable, Equatable {
+  /// What a ray may hit.
+  public enum Target: Int, Sendable, Codable, CustomStringConvertible {
+    /// A detected plane, within its boundary polygon.
+    case existingPlaneGeometry
+    /// A detected plane's infinite extension.
+    case existingPlaneInfinite
+    /// A surface estimated on the spot from feature points and depth near the ray.
+    case estimatedPlane
+
+    public var description: String {
+      switch self {
+      case .existingPlaneGeometry: "existingPlaneGeometry"
+      case .existingPlaneInfinite: "existingPlaneInfinite"
+      case .estimatedPlane: "estimatedPlane"
+      }
+    }
+  }
+
+  /// Which surface orientations a ray may hit.
+  public enum TargetAlignment: Int, Sendable, Codable, CustomStringConvertible {
+    /// Normal within 10° of gravity's direction (either way).
+    case horizontal
+    /// Normal within 10° of perpendicular to gravity.
+    case vertical
+    /// Any orientation.
+    case any
+
+    public var description: String {
+      switch self {
+      case .horizontal: "horizontal"
+      case .vertical: "vertical"
+      case .any: "any"
+      }
+    }
+  }
+
+  /// Start of the ray in world coordinates, metres.
+  public let origin: simd_float3
+  /// Direction of the ray in world coordinates (normalized when the query is made).
+  public let direction: simd_float3
+  /// What the ray may hit.
+  public let target: Target
+  /// Which orientations it may hit.
+  public let targetAlignment: TargetAlignment
+
+  /// A query. A zero or non-finite direction gives a query that hits nothing.
+  public init(
+    origin: simd_float3, direction: simd_float3, allowing target: Target, alignment: TargetAlignment
+  ) {
+    self.origin = origin
+    let length = simd_length(direction)
+    self.direction = length > 0 && length.isFinite ? direction / length : simd_float3(repeating: .nan)
+    self.target = target
+    targetAlignment = alignment
+  }
+
+  /// Whether the query can hit anything at all (finite origin, finite non-zero direction).
+  var isValid: Bool {
+    origin.x.isFinite && origin.y.isFinite && origin.z.isFinite && direction.x.isFinite
+      && direction.y.isFinite
+      && direction.z.isFinite
+  }
+}
+
+/// A hit of a raycast, as ARKit's `ARRaycastResult`.
+public struct ARRaycastResult: Sendable {
+  /// Position of the hit (translation) and orientation of the surface there: the y axis is the
+  /// surface normal, on the side the ray came from for estimated planes and the anchor's own axes
+  /// for detected planes.
+  public let worldTransform: simd_float4x4
+  /// What was hit.
+  public let target: ARRaycastQuery.Target
+  /// The orientation of the surface hit.
+  public let targetAlignment: ARRaycastQuery.TargetAlignment
+  /// The plane anchor hit, for detected planes.
+  public let anchor: ARAnchor?
+  /// Distance from the query's origin to the hit, metres (ARSim's addition).
+  public let distance: Float
+}
+
+/// A raycast re-evaluated as the session's anchors change, as ARKit's `ARTrackedRaycast`.
+public final class ARTrackedRaycast: @unchecked Sendable {
+  private let query: ARRaycastQuery
+  private let handler: ([ARRaycastResult]) -> Void
+  private weak var session: ARSession?
+  private let lock = NSLock()
+  private var stopped = false
+  private var lastTransforms: [simd_float4x4]?
+
+  init(query: ARRaycastQuery, session: ARSession, handler: @escaping ([ARRaycastResult]) -> Void) {
+    self.query = query
+    self.session = session
+    self.handler = handler
+  }
+
+  /// Stops re-evaluating; the handler is not called again.
+  public func stopTracking() {
+    lock.lock()
+    stopped = true
+    lock.unlock()
+    session?.unregister(self)
+  }
+
+  /// Re-evaluates the query and calls the handler when the results changed.
+  func update(in session: ARSession) {
+    lock.lock()
+    let isStopped = stopped
+    lock.unlock()
+    guard !isStopped else { return }
+    let results = session.raycast(query)
+    let transforms = results.map(\.worldTransform)
+    guard transforms != lastTransforms else { return }
+    lastTransforms = transforms
+    handler(results)
+  }
+}
+
+extension ARSession {
+  /// Casts `query` into the current frame's world and returns the hits, nearest first. Empty when
+  /// the session has no frame yet, the query's direction is zero or not finite, or nothing is hit.
+  public func raycast(_ query: ARRaycastQuery) -> [ARRaycastResult] {
+    guard let frame = currentFrame else { return [] }
+    return raycast(query, in: frame)
+  }
+
+  /// Casts `query` into the world as it was at `frame` (its anchors, points and depth).
+  package func raycast(_ query: ARRaycastQuery, in frame: ARFrame) -> [ARRaycastResult] {
+    guard query.isValid else { return [] }
+    let origin = SIMD3<Double>(query.origin)
+    let direction = SIMD3<Double>(query.direction)
+    var results: [ARRaycastResult] = []
+    switch query.target {
+    case .existingPlaneGeometry, .existingPlaneInfinite:
+      for case let plane as ARPlaneAnchor in frame.anchors {
+        guard Self.matches(plane.alignment, query.targetAlignment),
+          let hit = Self.hit(
+            plane, origin: origin, direction: direction, bounded: query.target == .existingPlaneGeometry)
+        else { continue }
+        results.append(
+          ARRaycastResult(
+            worldTransform: hit.transform, target: query.target,
+            targetAlignment: plane.alignment == .horizontal ? .horizontal : .vertical, anchor: plane,
+            distance: Float(hit.distance)))
+      }
+    case .estimatedPlane:
+      if let hit = Self.estimatedHit(
+        frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment)
+      {
+        results.append(hit)
+      }
+    }
+    return results.sorted { $0.distance < $1.distance }
+  }
+
+  /// Starts a raycast that the session re-evaluates after every frame, calling `updateHandler` with
+  /// the results when they change (first right away). Nil when the query can hit nothing.
+  public func trackedRaycast(
+    _ query: ARRaycastQuery, updateHandler: @escaping ([ARRaycastResult]) -> Void
+  ) -> ARTrackedRaycast? {
+    guard query.isValid else { return nil }
+    let tracked = ARTrackedRaycast(query: query, session: self, handler: updateHandler)
+    register(tracked)
+    tracked.update(in: self)
+    return tracked
+  }
+
+  private static func matches(_ alignment: ARPlaneAnchor.Alignment, _ wanted: ARRaycastQuery.TargetAlignment)
+    -> Bool
+  {
+    switch wanted {
+    case .any: true
+    case .horizontal: alignment == .horizontal
+    case .vertical: alignment == .vertical
+    }
+  }
+
+  /// The hit of a ray on a plane anchor (the plane y = 0 of the anchor), within its boundary polygon
+  /// when `bounded`.
+  private static func hit(
+    _ plane: ARPlaneAnchor, origin: SIMD3<Double>, direction: SIMD3<Double>, bounded: Bool
+  )
+    -> (transform: simd_float4x4, distance: Double)?
+  {
+    let worldFromAnchor = RigidTransform(matrix: plane.transform)
+    let anchorFromWorld = worldFromAnchor.inverse
+    let o = anchorFromWorld.apply(to: origin)
+    let d = anchorFromWorld.rotate(direction)
+    guard abs(d.y) > 1e-9 else { return nil }
+    let t = -o.y / d.y
+    guard t > 0, t.isFinite else { return nil }
+    let local = o + t * d
+    if bounded {
+      let polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
+      guard polygon.count >= 3, Polygon2D.contains(SIMD2(local.x, local.z), in: polygon) else { return nil }
+    }
+    var transform = plane.transform
+    let world = worldFromAnchor.apply(to: local)
+    transform.columns.3 = SIMD4(Float(world.x), Float(world.y), Float(world.z), 1)
+    return (transform, t)
+  }
+
+  /// A plane fitted on the spot to depth and feature points near the ray.
+  private static func estimatedHit(
+    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>, alignment: ARRaycastQuery.TargetAlignment
+  ) -> ARRaycastResult? {
+    let points = nearbyPoints(frame: frame, origin: origin, direction: direction)
+    guard points.count >= 6 else { return nil }
+    var moments = PlaneMoments()
+    for p in points { moments.add(p) }
+    guard var plane = moments.plane, let spread = moments.meanSquaredDistance, spread < 0.015 * 0.015 else {
+      return nil
+    }
+    // The normal faces the ray's origin.
+    if simd_dot(plane.normal, direction) > 0 { plane = plane.flipped }
+    let up = SIMD3<Double>(0, 1, 0)
+    let cosine = abs(simd_dot(plane.normal, up))
+    let surface: ARRaycastQuery.TargetAlignment
+    if cosine > cos(10 * Double.pi / 180) {
+      surface = .horizontal
+    } else if cosine < sin(10 * Double.pi / 180) {
+      surface = .vertical
+    } else {
+      surface = .any
+    }
+    guard alignment == .any || alignment == surface,
+      let t = plane.intersection(rayOrigin: origin, direction: direction), t > 0
+    else { return nil }
+    let hit = origin + t * direction
+    let y = plane.normal
+    var forward = -direction - simd_dot(-direction, y) * y
+    if simd_length(forward) < 1e-6 { forward = SIMD3(0, 0, 1) - simd_dot(SIMD3(0, 0, 1), y) * y }
+    if simd_length(forward) < 1e-6 { forward = SIMD3(1, 0, 0) - simd_dot(SIMD3(1, 0, 0), y) * y }
+    let z = simd_normalize(forward)
+    let x = simd_cross(y, z)
+    let transform = simd_float4x4(
+      SIMD4(Float(x.x), Float(x.y), Float(x.z), 0), SIMD4(Float(y.x), Float(y.y), Float(y.z), 0),
+      SIMD4(Float(z.x), Float(z.y), Float(z.z), 0), SIMD4(Float(hit.x), Float(hit.y), Float(hit.z), 1))
+    return ARRaycastResult(
+      worldTransform: transform, target: .estimatedPlane, targetAlignment: surface, anchor: nil,
+      distance: Float(t))
+  }
+
+  /// Points near the ray: depth pixels around where the ray meets the depth surface (when the
+  /// frame has depth and the ray starts at the camera), else tracked feature points within 5 cm.
+  private static func nearbyPoints(frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>)
+    -> [SIMD3<Double>]
+  {
+    let camera = frame.camera
+    if let depth = frame.sceneDepth?.depthMap,
+      simd_length(origin - camera.worldFromCamera.translation) < 0.05,
+      let pixel = camera.projectToImage(origin + direction)
+    {
+      let k = camera.cameraIntrinsics
+      let u0 = Int(pixel.x.rounded())
+      let v0 = Int(pixel.y.rounded())
+      let radius = max(4, k.width / 80)
+      let opticalToWorld = camera.worldFromOptical
+      var points: [SIMD3<Double>] = []
+      for v in stride(from: v0 - radius, through: v0 + radius, by: 2) where v >= 0 && v < depth.height {
+        for u in stride(from: u0 - radius, through: u0 + radius, by: 2) where u >= 0 && u < depth.width {
+          let z = Double(depth.metres[v * depth.width + u])
+          guard z.isFinite, z > 0 else { continue }
+          let optical = SIMD3((Double(u) - k.cx) / k.fx * z, (Double(v) - k.cy) / k.fy * z, z)
+          points.append(opticalToWorld.apply(to: optical))
+        }
+      }
+      if points.count >= 6 { return points }
+    }
+    guard let cloud = frame.rawFeaturePoints else { return [] }
+    return cloud.points.map { SIMD3<Double>($0) }.filter { p in
+      let along = simd_dot(p - origin, direction)
+      guard along > 0 else { return false }
+      return simd_length(p - origin - along * direction) < 0.05
+    }
+  }
+}
+
+extension ARFrame {
+  /// A raycast query from the camera through a point of the captured image, as ARKit's.
+  /// - Parameter point: normalized image coordinates, (0, 0) at the captured image's top-left
+  ///   corner and (1, 1) at its bottom-right (use ``displayTransform(for:viewportSize:)`` inverted
+  ///   to get there from a view point). A point outside the image still gives a ray.
+  public func raycastQuery(
+    from point: CGPoint, allowing target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment
+  ) -> ARRaycastQuery {
+    let ray = camera.rayThroughImagePoint(camera.pixel(fromNormalized: point))
+    return ARRaycastQuery(
+      origin: simd_float3(ray.origin), direction: simd_float3(ray.direction), allowing: target,
+      alignment: alignment)
+  }
+}

@@ -1,0 +1,136 @@
+/// The feature machinery both odometry front ends share: a set of KLT tracks, each bound to a
+/// landmark identifier; tracking them into a new image with predicted positions as initial
+/// guesses; a PnP RANSAC pose refined by robust least squares; new corners away from the tracks.
+struct FeatureFrontEnd {
+  let options: TrackerOptions
+  let intrinsics: CameraIntrinsics
+  let pinhole: PinholeIntrinsics
+  /// Landmark identifier of each track.
+  var ids: [UInt64] = []
+  /// Pixel position of each track in the last image.
+  var pixels: [SIMD2<Float>] = []
+
+  init(options: TrackerOptions, intrinsics: CameraIntrinsics) {
+    self.options = options
+    self.intrinsics = intrinsics
+    pinhole = intrinsics.pinhole
+  }
+
+  var count: Int { ids.count }
+
+  /// The KLT parameters pyramids are built with.
+  var kltParams: KLTParams {
+    KLTParams(
+      window: options.effectiveKLTWindow, levels: options.kltLevels, maxIterations: 20, epsilon: 0.02,
+      maxError: 25)
+  }
+
+  /// The KLT pyramid of an image, or nil when it cannot be built (then nothing is tracked).
+  func pyramid(_ gray: GrayImage) -> KLTPyramid? { try? KLTPyramid(gray, params: kltParams) }
+
+  mutating func removeAll() {
+    ids.removeAll()
+    pixels.removeAll()
+  }
+
+  mutating func append(_ id: UInt64, _ pixel: SIMD2<Float>) {
+    ids.append(id)
+    pixels.append(pixel)
+  }
+
+  /// Keeps the tracks for which `keep` is true.
+  mutating func filter(_ keep: (Int) -> Bool) {
+    var keptIDs: [UInt64] = []
+    var keptPixels: [SIMD2<Float>] = []
+    for i in ids.indices where keep(i) {
+      keptIDs.append(ids[i])
+      keptPixels.append(pixels[i])
+    }
+    ids = keptIDs
+    pixels = keptPixels
+  }
+
+  /// Tracks every track from `previous` into `current` with KLT, starting each from its predicted
+  /// pixel when `predict` gives one. Lost tracks are dropped.
+  mutating func track(from previous: KLTPyramid, to current: KLTPyramid, predict: (UInt64) -> SIMD2<Double>?)
+  {
+    guard !ids.isEmpty else { return }
+    var guesses = pixels
+    let margin = 20.0
+    for (i, id) in ids.enumerated() {
+      guard let uv = predict(id), uv.x > -margin, uv.y > -margin, uv.x < Double(intrinsics.width) + margin,
+        uv.y < Double(intrinsics.height) + margin
+      else { continue }
+      guesses[i] = SIMD2(Float(uv.x), Float(uv.y))
+    }
+    guard
+      let tracked = try? OpticalFlow.trackKLT(from: previous, to: current, points: pixels, initial: guesses)
+    else {
+      removeAll()
+      return
+    }
+    for (i, found) in tracked.enumerated() {
+      if let found { pixels[i] = found }
+    }
+    filter { tracked[$0] != nil }
+  }
+
+  /// Camera-from-O pose by PnP RANSAC over the tracks with a known landmark position, refined by
+  /// Huber least squares on the inliers. Outlier tracks are dropped; tracks without a position are kept.
+  /// Returns nil (and keeps the tracks) when fewer than `options.minInliers` agree.
+  mutating func solvePose(
+    position: (UInt64) -> SIMD3<Double>?, predicted cameraFromO: RigidTransform, seed: UInt64
+  ) -> (cameraFromO: RigidTransform, inliers: Int)? {
+    var world: [SIMD3<Double>] = []
+    var image: [SIMD2<Double>] = []
+    var trackIndex: [Int] = []
+    for (i, id) in ids.enumerated() {
+      guard let p = position(id) else { continue }
+      world.append(p)
+      image.append(SIMD2(Double(pixels[i].x), Double(pixels[i].y)))
+      trackIndex.append(i)
+    }
+    guard world.count >= options.minInliers,
+      let (ransacPose, mask) = try? PoseSolver.solvePnPRansac(
+        worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: options.reprojectionThreshold,
+        confidence: 0.999, maxIterations: 200, seed: seed, initial: cameraFromO.poseCW)
+    else { return nil }
+    let inliers = mask.indices.filter { mask[$0] }
+    guard inliers.count >= options.minInliers else { return nil }
+    let refined =
+      (try? PoseSolver.refinePose(
+        worldPoints: inliers.map { world[$0] }, imagePoints: inliers.map { image[$0] }, intrinsics: pinhole,
+        initial: ransacPose, iterations: 10, huberDelta: 1.0))?.pose ?? ransacPose
+    var outlier = [Bool](repeating: false, count: ids.count)
+    for (k, i) in trackIndex.enumerated() where !mask[k] { outlier[i] = true }
+    filter { !outlier[$0] }
+    return (RigidTransform(refined), inliers.count)
+  }
+
+  /// New corners at least `options.featureSpacing` away from every track, strongest first.
+  func newCorners(in gray: GrayImage, count: Int) -> [SIMD2<Float>] {
+    guard count > 0 else { return [] }
+    var mask = [UInt8](repeating: 255, count: gray.width * gray.height)
+    let radius = Int(options.featureSpacing)
+    for p in pixels {
+      let cx = Int(p.x.rounded())
+      let cy = Int(p.y.rounded())
+      guard cx + radius >= 0, cy + radius >= 0, cx - radius < gray.width, cy - radius < gray.height else {
+        continue
+      }
+      for y in max(0, cy - radius)...min(gray.height - 1, cy + radius) {
+        for x in max(0, cx - radius)...min(gray.width - 1, cx + radius) { mask[y * gray.width + x] = 0 }
+      }
+    }
+    let detector = FeatureDetector(
+      method: .gftt, maxFeatures: count, threshold: Float(options.featureQuality),
+      minDistance: Float(options.featureSpacing))
+    return (try? detector.detect(in: gray, mask: mask))?.map(\.position) ?? []
+  }
+
+  /// Projects a point in O through a camera-from-O pose to pixels, or nil behind the camera.
+  func project(_ point: SIMD3<Double>, _ cameraFromO: RigidTransform) -> SIMD2<Double>? {
+    let p = cameraFromO.apply(to: point)
+    return p.z > 0.05 ? pinhole.project(p) : nil
+  }
+}

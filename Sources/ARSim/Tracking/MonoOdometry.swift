@@ -1,0 +1,303 @@
+import Foundation
+
+/// Where a monocular map's metric scale came from.
+public enum ScaleSource: String, Sendable, Codable {
+  /// The first frame's depth image: median ratio of measured to triangulated depth.
+  case firstDepthFrame
+  /// The `--scale` option: the initial two-view baseline is taken to be that many metres.
+  case givenScale
+  /// No scale information: the initial two-view baseline is one unit (not metres).
+  case unscaled
+}
+
+/// Monocular visual odometry: two-view initialisation through the essential matrix,
+/// triangulation, PnP against the map, and new landmarks triangulated from each feature's first
+/// observation once the parallax is large enough.
+final class MonoOdometry: Odometry {
+  let options: TrackerOptions
+  let intrinsics: CameraIntrinsics
+  private var tracks: FeatureFrontEnd
+  private var landmarks: [UInt64: SIMD3<Double>] = [:]
+  /// Tracks without a 3D point yet: their first pixel and the camera-from-O pose then.
+  private var candidates: [UInt64: (pixel: SIMD2<Float>, cameraFromO: RigidTransform)] = [:]
+  private var nextID: UInt64 = 1
+  private var previousPyramid: KLTPyramid?
+  private var firstDepth: DepthImage?
+  private var initialized = false
+  private var pose = RigidTransform.identity
+  private var previousPose: RigidTransform?
+  private var framesWithoutMeasurement = 0
+  private var frameIndex = 0
+  private(set) var timings = StageTimings()
+  /// How the map got its scale, once initialised.
+  private(set) var scaleSource: ScaleSource?
+  /// Metres per unit of the initial baseline.
+  private(set) var scale = 1.0
+
+  /// Median pixel displacement that triggers the two-view initialisation.
+  private var initialParallax: Double { max(20, 0.03 * Double(intrinsics.width)) }
+  /// A keyframe of the local bundle adjustment window.
+  private struct WindowKeyframe {
+    var cameraFromO: RigidTransform
+    var observations: [UInt64: SIMD2<Double>]
+  }
+
+  /// The last keyframes, refined together with the landmarks they see.
+  private var window: [WindowKeyframe] = []
+  /// Keyframes in the local window.
+  private let windowSize = 8
+  /// Frames between keyframes.
+  private let keyframeInterval = 2
+  private var framesSinceKeyframe = 0
+
+  /// Smallest angle between the two rays of a new landmark.
+  private let minTriangulationDegrees = 1.5
+
+  init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
+    self.intrinsics = intrinsics
+    self.options = options
+    tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
+  }
+
+  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult {
+    timings = StageTimings()
+    let start = ContinuousClock.now
+    defer { lap(&timings.track, since: start) }
+    let pyramid = tracks.pyramid(gray)
+    defer {
+      previousPyramid = pyramid
+      frameIndex += 1
+    }
+    guard let previousPyramid, let pyramid else {
+      firstDepth = depth
+      addCandidates(gray: gray)
+      return result(.initializing, .origin, 0)
+    }
+    if !initialized {
+      tracks.track(from: previousPyramid, to: pyramid) { _ in nil }
+      let alive = Set(tracks.ids)
+      candidates = candidates.filter { alive.contains($0.key) }
+      if tryInitialize(gray: gray) { return result(.normal, .features, landmarks.count) }
+      if tracks.count < 50 {
+        // Too few tracks survive: restart the two-view initialisation from this frame.
+        tracks.removeAll()
+        candidates.removeAll()
+        firstDepth = depth
+        addCandidates(gray: gray)
+      }
+      return result(.initializing, .origin, 0)
+    }
+
+    let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
+    let cameraFromO = predicted.inverse
+    if framesWithoutMeasurement > 10 {
+      return result(.relocalizing, .prediction, 0)
+    }
+    let projector = tracks
+    // Candidates have no depth yet: predict them at the median depth of the map.
+    let lastCameraFromO = pose.inverse
+    let depths = landmarks.values.map { lastCameraFromO.apply(to: $0).z }.filter { $0 > 0 }.sorted()
+    let typicalDepth = depths.isEmpty ? 10 * scale : depths[depths.count / 2]
+    var pixelOf: [UInt64: SIMD2<Float>] = [:]
+    for (i, id) in tracks.ids.enumerated() where candidates[id] != nil { pixelOf[id] = tracks.pixels[i] }
+    tracks.track(from: previousPyramid, to: pyramid) { id in
+      if let landmark = landmarks[id] { return projector.project(landmark, cameraFromO) }
+      guard let pixel = pixelOf[id] else { return nil }
+      let ray = SIMD3(
+        (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy,
+        1)
+      return projector.project(pose.apply(to: ray * typicalDepth), cameraFromO)
+    }
+    let lastPose = pose
+    guard
+      let (solved, inliers) = tracks.solvePose(
+        position: { landmarks[$0] }, predicted: cameraFromO, seed: options.seed &+ UInt64(frameIndex))
+    else {
+      framesWithoutMeasurement += 1
+      previousPose = pose
+      pose = predicted
+      return result(.insufficientFeatures, .prediction, 0)
+    }
+    framesWithoutMeasurement = 0
+    pose = solved.inverse
+    previousPose = lastPose
+    let jumped = options.isJump(from: lastPose, predicted: predicted, measured: pose)
+    let alive = Set(tracks.ids)
+    candidates = candidates.filter { alive.contains($0.key) }
+    landmarks = landmarks.filter { alive.contains($0.key) }
+    triangulateCandidates()
+    framesSinceKeyframe += 1
+    if framesSinceKeyframe >= keyframeInterval { addKeyframeAndAdjust() }
+    if tracks.count < options.targetFeatures * 8 / 10 || landmarks.count < options.targetFeatures / 2 {
+      addCandidates(gray: gray)
+    }
+    let quality: TrackingQuality =
+      jumped ? .excessiveMotion : inliers >= options.normalInliers ? .normal : .insufficientFeatures
+    return result(quality, .features, inliers)
+  }
+
+  private func result(_ quality: TrackingQuality, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
+    let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0) } }
+    return OdometryResult(
+      oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+  }
+
+  private func addCandidates(gray: GrayImage) {
+    let cameraFromO = pose.inverse
+    let wanted = max(options.targetFeatures - tracks.count, options.targetFeatures / 4)
+    for corner in tracks.newCorners(in: gray, count: wanted) {
+      let id = nextID
+      nextID += 1
+      tracks.append(id, corner)
+      candidates[id] = (corner, cameraFromO)
+    }
+  }
+
+  /// Two-view initialisation against the frame where the candidates were detected.
+  private func tryInitialize(gray: GrayImage) -> Bool {
+    var first: [SIMD2<Double>] = []
+    var current: [SIMD2<Double>] = []
+    var ids: [UInt64] = []
+    var displacements: [Double] = []
+    for (i, id) in tracks.ids.enumerated() {
+      guard let candidate = candidates[id] else { continue }
+      let a = SIMD2(Double(candidate.pixel.x), Double(candidate.pixel.y))
+      let b = SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y))
+      first.append(a)
+      current.append(b)
+      ids.append(id)
+      displacements.append(simd_length(b - a))
+    }
+    guard ids.count >= 50, displacements.sorted()[displacements.count / 2] >= initialParallax,
+      let (currentFromFirst, inliers) = try? PoseSolver.essentialPose(
+        pointsA: first, pointsB: current, intrinsics: tracks.pinhole, threshold: 1, confidence: 0.999,
+        maxIterations: 1000, seed: options.seed)
+    else { return false }
+    let keep = inliers.indices.filter { inliers[$0] }
+    guard keep.count >= 50,
+      let points = try? PoseSolver.triangulate(
+        pointsA: keep.map { first[$0] }, pointsB: keep.map { current[$0] }, intrinsics: tracks.pinhole,
+        aFromWorld: .identity, bFromWorld: currentFromFirst, minParallaxDegrees: 0.5)
+    else { return false }
+    var triangulated: [(UInt64, SIMD3<Double>, SIMD2<Double>)] = []
+    for (k, index) in keep.enumerated() {
+      if let p = points[k] { triangulated.append((ids[index], p, first[index])) }
+    }
+    guard triangulated.count >= 40 else { return false }
+    // Metric scale.
+    var ratios: [Double] = []
+    if let firstDepth {
+      for (_, p, pixel) in triangulated {
+        let x = Int(pixel.x.rounded())
+        let y = Int(pixel.y.rounded())
+        guard x >= 0, y >= 0, x < firstDepth.width, y < firstDepth.height else { continue }
+        let d = Double(firstDepth.metres[y * firstDepth.width + x])
+        if d.isFinite, d > 0, p.z > 0 { ratios.append(d / p.z) }
+      }
+    }
+    if ratios.count >= 20 {
+      scale = ratios.sorted()[ratios.count / 2]
+      scaleSource = .firstDepthFrame
+    } else if let given = options.monocularScale {
+      scale = given
+      scaleSource = .givenScale
+    } else {
+      scale = 1
+      scaleSource = .unscaled
+    }
+    for (id, p, _) in triangulated { landmarks[id] = p * scale }
+    let cameraFromO = RigidTransform(currentFromFirst)
+    pose =
+      RigidTransform(rotation: cameraFromO.rotation, translation: cameraFromO.translation * scale).inverse
+    previousPose = nil
+    let known = Set(triangulated.map(\.0))
+    let trackIDs = tracks.ids
+    tracks.filter { known.contains(trackIDs[$0]) }
+    candidates.removeAll()
+    initialized = true
+    return true
+  }
+
+  /// Makes the current frame a keyframe and refines the window's keyframe poses and landmarks by
+  /// bundle adjustment (the two oldest keyframes fixed: they hold the gauge and the scale).
+  private func addKeyframeAndAdjust() {
+    framesSinceKeyframe = 0
+    var observations: [UInt64: SIMD2<Double>] = [:]
+    for (i, id) in tracks.ids.enumerated() where landmarks[id] != nil {
+      observations[id] = SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y))
+    }
+    window.append(WindowKeyframe(cameraFromO: pose.inverse, observations: observations))
+    if window.count > windowSize { window.removeFirst() }
+    guard window.count >= 3 else { return }
+    var seen: [UInt64: Int] = [:]
+    for keyframe in window {
+      for id in keyframe.observations.keys { seen[id, default: 0] += 1 }
+    }
+    let pointIDs = seen.filter { $0.value >= 2 && landmarks[$0.key] != nil }.keys.sorted()
+    guard pointIDs.count >= 10 else { return }
+    var index: [UInt64: Int] = [:]
+    for (k, id) in pointIDs.enumerated() { index[id] = k }
+    var measurements: [BundleAdjustment.Observation] = []
+    for (c, keyframe) in window.enumerated() {
+      for id in keyframe.observations.keys.sorted() {
+        guard let k = index[id], let pixel = keyframe.observations[id] else { continue }
+        measurements.append(BundleAdjustment.Observation(camera: c, point: k, pixel: pixel))
+      }
+    }
+    guard
+      let adjusted = try? BundleAdjustment.adjust(
+        cameras: window.map(\.cameraFromO.poseCW), fixed: window.indices.map { $0 < 2 },
+        points: pointIDs.map { landmarks[$0]! }, observations: measurements, intrinsics: tracks.pinhole,
+        iterations: 5, huberDelta: 2)
+    else { return }
+    for c in window.indices { window[c].cameraFromO = RigidTransform(adjusted.cameras[c]) }
+    for (k, id) in pointIDs.enumerated() { landmarks[id] = adjusted.points[k] }
+    pose = window[window.count - 1].cameraFromO.inverse
+  }
+
+  /// Triangulates candidates whose rays have opened up enough since their first observation.
+  private func triangulateCandidates() {
+    let cameraFromO = pose.inverse
+    var ready: [(id: UInt64, first: SIMD2<Double>, now: SIMD2<Double>, firstPose: RigidTransform)] = []
+    let cosine = cos(minTriangulationDegrees * .pi / 180)
+    for (i, id) in tracks.ids.enumerated() {
+      guard let candidate = candidates[id] else { continue }
+      let a = ray(candidate.pixel, candidate.cameraFromO)
+      let b = ray(tracks.pixels[i], cameraFromO)
+      guard simd_dot(a, b) < cosine else { continue }
+      ready.append(
+        (
+          id, SIMD2(Double(candidate.pixel.x), Double(candidate.pixel.y)),
+          SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y)), candidate.cameraFromO
+        ))
+    }
+    // Triangulate in groups sharing the first pose (candidates are born in batches).
+    var groups: [RigidTransform: [Int]] = [:]
+    for (k, item) in ready.enumerated() { groups[item.firstPose, default: []].append(k) }
+    for key in groups.keys.sorted(by: { ready[groups[$0]![0]].id < ready[groups[$1]![0]].id }) {
+      let members = groups[key]!
+      guard
+        let points = try? PoseSolver.triangulate(
+          pointsA: members.map { ready[$0].first }, pointsB: members.map { ready[$0].now },
+          intrinsics: tracks.pinhole,
+          aFromWorld: key.poseCW, bFromWorld: cameraFromO.poseCW, minParallaxDegrees: minTriangulationDegrees)
+      else { continue }
+      for (k, member) in members.enumerated() {
+        guard let p = points[k] else { continue }
+        let item = ready[member]
+        guard let u = tracks.project(p, cameraFromO), simd_length(u - item.now) < 4,
+          let v = tracks.project(p, key), simd_length(v - item.first) < 4
+        else { continue }
+        landmarks[item.id] = p
+        candidates[item.id] = nil
+      }
+    }
+  }
+
+  /// Unit viewing ray of a pixel in O.
+  private func ray(_ pixel: SIMD2<Float>, _ cameraFromO: RigidTransform) -> SIMD3<Double> {
+    let d = SIMD3(
+      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy, 1)
+    return simd_normalize(cameraFromO.inverse.rotate(d))
+  }
+}

@@ -1,0 +1,380 @@
+import Foundation
+
+/// How well a frame was tracked, before it becomes ARKit's `ARCamera.TrackingState`.
+package enum TrackingQuality: String, Sendable, Equatable {
+  case initializing
+  case normal
+  case insufficientFeatures
+  case excessiveMotion
+  case relocalizing
+}
+
+/// What carried a frame's pose.
+package enum PoseSource: String, Sendable, Equatable {
+  /// PnP on tracked features, refined by robust least squares.
+  case features
+  /// Dense depth alignment against the previous frame.
+  case depth
+  /// Recovered against a keyframe after tracking was lost.
+  case relocalization
+  /// Nothing measured it: constant-velocity prediction, or the last pose while relocalising.
+  case prediction
+  /// The first frame: the pose is the origin by definition.
+  case origin
+}
+
+/// One frame's result from an odometry front end, in the odometry frame O (the first camera's
+/// optical frame: x right, y down, z forward, metres).
+package struct OdometryResult: Sendable {
+  /// O from the current camera's optical frame.
+  package var oFromCamera: RigidTransform
+  package var quality: TrackingQuality
+  package var source: PoseSource
+  /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
+  package var inliers: Int
+  /// Landmarks seen in this frame: stable identifiers and positions in O.
+  package var landmarks: [(identifier: UInt64, position: SIMD3<Double>)]
+}
+
+/// A visual odometry front end: frames in, poses in the odometry frame O out.
+protocol Odometry: AnyObject {
+  /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
+  var timings: StageTimings { get }
+  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
+  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
+}
+
+/// Seconds a frame spent in each tracking stage.
+package struct StageTimings: Sendable, Equatable {
+  /// Image pyramid and KLT tracking, plus detection of new features.
+  package var track = 0.0
+  /// Pose: PnP RANSAC and refinement, depth alignment, relocalisation.
+  package var pose = 0.0
+  /// Map upkeep: landmark averaging, new landmarks, keyframes.
+  package var map = 0.0
+
+  package init() {}
+}
+
+/// Adds the time since `start` to a stage and returns now.
+@discardableResult
+func lap(_ stage: inout Double, since start: ContinuousClock.Instant) -> ContinuousClock.Instant {
+  let now = ContinuousClock.now
+  let elapsed = (now - start).components
+  stage += Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+  return now
+}
+
+/// A landmark: a 3D point in O with the confidence of its position.
+struct Landmark {
+  var position: SIMD3<Double>
+  /// Sum of the inverse variances of the observations averaged into `position` (1/m²).
+  var weight: Double
+}
+
+/// A keyframe kept for relocalisation: ORB features with their 3D positions in O.
+struct Keyframe {
+  var oFromCamera: RigidTransform
+  var descriptors: [ORBDescriptor]
+  var points: [SIMD3<Double>]
+}
+
+/// RGB-D visual odometry: KLT-tracked features with metric depth, pose by PnP RANSAC against
+/// the landmarks in O, refined by robust least squares; dense depth alignment where features are
+/// scarce; relocalisation against keyframes after loss.
+final class RGBDOdometry: Odometry {
+  let options: TrackerOptions
+  let intrinsics: CameraIntrinsics
+  private let pinhole: PinholeIntrinsics
+  private var landmarks: [UInt64: Landmark] = [:]
+  private var tracks: FeatureFrontEnd
+  private var nextLandmarkID: UInt64 = 1
+  private var previousPyramid: KLTPyramid?
+  private var previousDepth: DepthImage?
+  private var pose = RigidTransform.identity
+  private var previousPose: RigidTransform?
+  private var previousTimestamp: Double?
+  /// Time between the two previous frames (the interval the velocity was measured over).
+  private var lastFrameInterval: Double?
+  private var keyframes: [Keyframe] = []
+  private var framesWithoutMeasurement = 0
+  private var frameIndex = 0
+  private(set) var timings = StageTimings()
+
+  /// Frames without a measured pose after which the tracker stops extrapolating and relocalises.
+  private let maxPredictedFrames = 10
+
+  init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
+    self.intrinsics = intrinsics
+    self.options = options
+    pinhole = intrinsics.pinhole
+    tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
+  }
+
+  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
+  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult {
+    timings = StageTimings()
+    var clock = ContinuousClock.now
+    let pyramid = tracks.pyramid(gray)
+    clock = lap(&timings.track, since: clock)
+    defer {
+      previousPyramid = pyramid
+      previousDepth = depth
+      lastFrameInterval = previousTimestamp.map { timestamp - $0 }
+      previousTimestamp = timestamp
+      frameIndex += 1
+    }
+    guard let previousPyramid, let pyramid else {
+      replenish(gray: gray, depth: depth)
+      addKeyframe(gray: gray, depth: depth)
+      previousPose = nil
+      return result(
+        quality: tracks.count >= options.minInliers ? .normal : .insufficientFeatures, source: .origin,
+        inliers: tracks.count)
+    }
+
+    let predicted = prediction(timestamp: timestamp)
+    var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
+
+    if framesWithoutMeasurement <= maxPredictedFrames {
+      trackFeatures(from: previousPyramid, to: pyramid, predicted: predicted)
+      clock = lap(&timings.track, since: clock)
+      measured = featurePose(predicted: predicted)
+      if measured == nil, let depth, let previousDepth {
+        measured = alignDepth(
+          reference: previousDepth, current: depth, referencePose: pose, predicted: predicted)
+      }
+    }
+    if measured == nil, framesWithoutMeasurement >= maxPredictedFrames / 2 {
+      measured = relocalize(gray: gray)
+    }
+
+    let quality: TrackingQuality
+    let source: PoseSource
+    var inliers = 0
+    let lastPose = pose
+    if let measured {
+      let jumped =
+        measured.source != .relocalization
+        && options.isJump(from: pose, predicted: predicted, measured: measured.pose)
+      pose = measured.pose
+      source = measured.source
+      inliers = measured.inliers
+      framesWithoutMeasurement = 0
+      if jumped {
+        quality = .excessiveMotion
+      } else if source == .features || source == .relocalization {
+        quality = inliers >= options.normalInliers ? .normal : .insufficientFeatures
+      } else {
+        quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
+      }
+    } else {
+      framesWithoutMeasurement += 1
+      if framesWithoutMeasurement <= maxPredictedFrames {
+        pose = predicted
+        quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
+      } else {
+        quality = .relocalizing
+      }
+      source = .prediction
+      tracks.removeAll()
+    }
+    // After relocalisation the motion since the last pose is unknown: restart from rest.
+    previousPose = source == .relocalization ? pose : lastPose
+
+    clock = lap(&timings.pose, since: clock)
+    if source != .prediction {
+      if quality == .normal, let depth { refineLandmarks(depth: depth) }
+      replenish(gray: gray, depth: depth)
+      if needsKeyframe() { addKeyframe(gray: gray, depth: depth) }
+    }
+    lap(&timings.map, since: clock)
+    return result(quality: quality, source: source, inliers: inliers)
+  }
+
+  private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
+    let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0.position) } }
+    return OdometryResult(
+      oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+  }
+
+  /// Constant-velocity prediction of O from the current camera, scaled to the time since the
+  /// last frame. Across a gap (a pause or dropped frames) the motion is unknown: no extrapolation.
+  private func prediction(timestamp: Double) -> RigidTransform {
+    guard let previousPose, let previousTimestamp, let lastStep = lastFrameInterval, lastStep > 0 else {
+      return pose
+    }
+    let interval = timestamp - previousTimestamp
+    guard interval <= max(0.5, 3 * lastStep) else { return pose }
+    let step = (previousPose.inverse * pose).log
+    let ratio = interval / lastStep
+    return pose * RigidTransform.exp(Twist(angular: step.angular * ratio, linear: step.linear * ratio))
+  }
+
+  /// Whether the motion from the last frame to `predicted` is fast (blur and large image motion likely).
+  private func isMovingFast(_ predicted: RigidTransform) -> Bool {
+    let step = pose.inverse * predicted
+    return step.angle > 4 * .pi / 180 || simd_length(step.translation) > 0.08
+  }
+
+  // MARK: Features
+
+  /// Tracks the features into the current frame, starting from their predicted pixels.
+  private func trackFeatures(from previous: KLTPyramid, to current: KLTPyramid, predicted: RigidTransform) {
+    let cameraFromO = predicted.inverse
+    let projector = tracks
+    tracks.track(from: previous, to: current) { id in
+      landmarks[id].flatMap { projector.project($0.position, cameraFromO) }
+    }
+  }
+
+  /// The pose from the tracked features, or nil when too few agree.
+  private func featurePose(predicted: RigidTransform) -> (
+    pose: RigidTransform, source: PoseSource, inliers: Int
+  )? {
+    guard tracks.count >= options.minInliers,
+      let (solved, inliers) = tracks.solvePose(
+        position: { landmarks[$0]?.position }, predicted: predicted.inverse,
+        seed: options.seed &+ UInt64(frameIndex))
+    else { return nil }
+    return (solved.inverse, .features, inliers)
+  }
+
+  /// Depth at a pixel when it is valid and not on a depth edge.
+  private func depthAt(_ pixel: SIMD2<Float>, in depth: DepthImage) -> Double? {
+    let x = Int(pixel.x.rounded())
+    let y = Int(pixel.y.rounded())
+    guard x >= 1, y >= 1, x < depth.width - 1, y < depth.height - 1 else { return nil }
+    var low = Float.infinity
+    var high = -Float.infinity
+    for dy in -1...1 {
+      for dx in -1...1 {
+        let d = depth.metres[(y + dy) * depth.width + x + dx]
+        guard d.isFinite, d > 0 else { return nil }
+        low = min(low, d)
+        high = max(high, d)
+      }
+    }
+    let d = Double(depth.metres[y * depth.width + x])
+    guard d >= options.minDepth, d <= options.maxDepth, Double(high - low) < 0.01 + 0.02 * d else {
+      return nil
+    }
+    return d
+  }
+
+  private func backProject(_ pixel: SIMD2<Float>, depth d: Double) -> SIMD3<Double> {
+    SIMD3(
+      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx * d,
+      (Double(pixel.y) - intrinsics.cy) / intrinsics.fy * d, d)
+  }
+
+  /// Depth noise model: standard deviation in metres at depth `d` (structured-light sensors grow with d²).
+  private func depthSigma(_ d: Double) -> Double { 0.001 + 0.0015 * d * d }
+
+  /// Averages the current depth observations of well-tracked landmarks into their positions.
+  private func refineLandmarks(depth: DepthImage) {
+    for (i, id) in tracks.ids.enumerated() {
+      guard var landmark = landmarks[id], let d = depthAt(tracks.pixels[i], in: depth) else { continue }
+      let observed = pose.apply(to: backProject(tracks.pixels[i], depth: d))
+      let sigma = depthSigma(d)
+      guard simd_length(observed - landmark.position) < 3 * sigma + 0.01 else { continue }
+      let w = 1 / (sigma * sigma)
+      let cap = 20 / (sigma * sigma)
+      guard landmark.weight < cap else { continue }
+      landmark.position = (landmark.position * landmark.weight + observed * w) / (landmark.weight + w)
+      landmark.weight += w
+      landmarks[id] = landmark
+    }
+  }
+
+  /// Detects new features away from the tracked ones and makes landmarks of those with depth.
+  private func replenish(gray: GrayImage, depth: DepthImage?) {
+    // The map is the tracked set plus keyframes: forget landmarks no longer tracked.
+    if landmarks.count > 2 * options.targetFeatures {
+      let alive = Set(tracks.ids)
+      landmarks = landmarks.filter { alive.contains($0.key) }
+    }
+    guard let depth, tracks.count < options.targetFeatures * 8 / 10 else { return }
+    let needed = options.targetFeatures - tracks.count
+    var added = 0
+    for corner in tracks.newCorners(in: gray, count: needed * 2) where added < needed {
+      guard let d = depthAt(corner, in: depth) else { continue }
+      let id = nextLandmarkID
+      nextLandmarkID += 1
+      let sigma = depthSigma(d)
+      landmarks[id] = Landmark(
+        position: pose.apply(to: backProject(corner, depth: d)), weight: 1 / (sigma * sigma))
+      tracks.append(id, corner)
+      added += 1
+    }
+  }
+
+  // MARK: Depth alignment
+
+  private func alignDepth(
+    reference: DepthImage, current: DepthImage, referencePose: RigidTransform, predicted: RigidTransform
+  )
+    -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
+  {
+    let initial = (predicted.inverse * referencePose).poseCW
+    guard
+      let aligned = try? DepthAlignment.align(
+        reference: reference, current: current, intrinsics: pinhole, initial: initial, parameters: .init()),
+      aligned.inlierFraction > 0.15, !aligned.isDegenerate(threshold: 1e-3)
+    else { return nil }
+    let currentFromReference = RigidTransform(aligned.currentFromReference)
+    return (referencePose * currentFromReference.inverse, .depth, 0)
+  }
+
+  // MARK: Keyframes and relocalisation
+
+  private func needsKeyframe() -> Bool {
+    guard let last = keyframes.last else { return true }
+    let step = last.oFromCamera.inverse * pose
+    return simd_length(step.translation) > 0.15 || step.angle > 15 * .pi / 180
+  }
+
+  private func addKeyframe(gray: GrayImage, depth: DepthImage?) {
+    guard let depth else { return }
+    let orb = FeatureDetector(
+      method: .orb, maxFeatures: 500, threshold: 20, pyramidLevels: 4, scaleFactor: 1.2)
+    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray) else { return }
+    var kept: [ORBDescriptor] = []
+    var points: [SIMD3<Double>] = []
+    for (keypoint, descriptor) in zip(keypoints, descriptors) {
+      guard let d = depthAt(keypoint.position, in: depth) else { continue }
+      kept.append(descriptor)
+      points.append(pose.apply(to: backProject(keypoint.position, depth: d)))
+    }
+    guard kept.count >= 30 else { return }
+    keyframes.append(Keyframe(oFromCamera: pose, descriptors: kept, points: points))
+    if keyframes.count > options.maxKeyframes { keyframes.removeFirst() }
+  }
+
+  /// Matches the frame's ORB features against the keyframes, most recent first.
+  private func relocalize(gray: GrayImage) -> (pose: RigidTransform, source: PoseSource, inliers: Int)? {
+    let orb = FeatureDetector(
+      method: .orb, maxFeatures: 800, threshold: 20, pyramidLevels: 4, scaleFactor: 1.2)
+    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray), keypoints.count >= 30 else {
+      return nil
+    }
+    for keyframe in keyframes.reversed().prefix(12) {
+      guard
+        let matches = try? DescriptorMatcher.match(
+          descriptors, keyframe.descriptors, maxDistance: 64, ratio: 0.8, crossCheck: true),
+        matches.count >= 30
+      else { continue }
+      let world = matches.map { keyframe.points[$0.b] }
+      let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
+      guard
+        let (found, mask) = try? PoseSolver.solvePnPRansac(
+          worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: 3, confidence: 0.999,
+          maxIterations: 500, seed: options.seed &+ UInt64(frameIndex)),
+        mask.count(where: { $0 }) >= 30
+      else { continue }
+      tracks.removeAll()
+      return (RigidTransform(found).inverse, .relocalization, mask.count(where: { $0 }))
+    }
+    return nil
+  }
+}

@@ -1,0 +1,61 @@
+/// How the camera is tracked. All defaults live here, in one place.
+public struct TrackerOptions: Codable, Sendable, Equatable {
+  /// Which sensors carry the pose.
+  public enum Mode: String, Codable, Sendable, CaseIterable {
+    /// Features with depth become metric 3D points; depth alignment carries the pose where
+    /// features are scarce.
+    case rgbd
+    /// Images only: two-view initialisation, triangulation, PnP against the map.
+    case mono
+  }
+
+  /// Tracking mode. Default `.rgbd` (the session picks `.mono` when the recording has no depth).
+  public var mode: Mode = .rgbd
+  /// Number of tracked features the tracker keeps alive. Default 300.
+  public var targetFeatures: Int = 300
+  /// Minimum distance between features in pixels. Default 12.
+  public var featureSpacing: Double = 12
+  /// Corner quality for new features (GFTT quality level, relative to the strongest). Default 0.005.
+  public var featureQuality: Double = 0.005
+  /// KLT window side in pixels. Default nil: 15 in RGB-D mode, 21 in monocular mode (where
+  /// motion between frames is larger relative to what the map predicts).
+  public var kltWindow: Int? = nil
+  /// KLT pyramid levels above the base. Default 3.
+  public var kltLevels: Int = 3
+  /// PnP RANSAC inlier threshold in pixels. Default 2.
+  public var reprojectionThreshold: Double = 2
+  /// Inliers needed for a pose from features. Default 20.
+  public var minInliers: Int = 20
+  /// Inliers below which the state is `limited(.insufficientFeatures)` even when a pose was found. Default 40.
+  public var normalInliers: Int = 40
+  /// Depth range in metres accepted for new 3D points. Default 0.1...8.
+  public var minDepth: Double = 0.1
+  public var maxDepth: Double = 8
+  /// Translation in metres beyond the constant-velocity prediction that counts as a jump. Default 0.15.
+  public var maxTranslationJump: Double = 0.15
+  /// Rotation in degrees beyond the constant-velocity prediction that counts as a jump. Default 15.
+  public var maxRotationJumpDegrees: Double = 15
+  /// Seconds of the start used to estimate gravity from the accelerometer. Default 0.3.
+  public var gravityWindow: Double = 0.3
+  /// Keyframes kept for relocalisation. Default 40.
+  public var maxKeyframes: Int = 40
+  /// Monocular only: metric scale to apply when the recording has no depth (`--scale`). Default nil.
+  public var monocularScale: Double? = nil
+  /// Seed of every random choice (RANSAC). Default 1.
+  public var seed: UInt64 = 1
+
+  /// The defaults.
+  public init() {}
+
+  /// The KLT window in effect.
+  var effectiveKLTWindow: Int { kltWindow ?? (mode == .rgbd ? 15 : 21) }
+
+  /// Whether a measured pose departs from the constant-velocity prediction by more than the
+  /// jump thresholds (translation: the larger of `maxTranslationJump` and half the predicted step).
+  package func isJump(from last: RigidTransform, predicted: RigidTransform, measured: RigidTransform) -> Bool {
+    let error = predicted.inverse * measured
+    let step = simd_length((last.inverse * predicted).translation)
+    return simd_length(error.translation) > max(maxTranslationJump, 0.5 * step)
+      || error.angle > maxRotationJumpDegrees * .pi / 180
+  }
+}

@@ -1,0 +1,89 @@
+import ARSim
+import Foundation
+
+/// `--taps FILE --hits FILE`: raycasts each tap (`timestamp u v`, pixels with integers at pixel
+/// centres, `#` comments; further columns are ignored) at the frame nearest in time and writes
+/// one JSON object per tap, hits nearest first.
+final class TapCaster {
+  struct Tap {
+    var time: Double
+    var pixel: SIMD2<Double>
+  }
+
+  private var pending: [Tap] = []
+  private let hits: OutputFile
+  private let target: ARRaycastQuery.Target
+  private let alignment: ARRaycastQuery.TargetAlignment
+
+  init(
+    tapsPath: String, hitsPath: String, target: ARRaycastQuery.Target,
+    alignment: ARRaycastQuery.TargetAlignment
+  )
+    throws
+  {
+    guard
+      let text = FileManager.default.contents(atPath: tapsPath).map({ String(decoding: $0, as: UTF8.self) })
+    else {
+      throw RecordingError(file: tapsPath, "no such file")
+    }
+    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+      if fields.isEmpty || fields[0].hasPrefix("#") { continue }
+      guard fields.count >= 3, let t = Double(fields[0]), let u = Double(fields[1]),
+        let v = Double(fields[2]),
+        t.isFinite, u.isFinite, v.isFinite
+      else {
+        throw RecordingError(file: tapsPath, line: number + 1, "expected 'timestamp u v' with finite numbers")
+      }
+      pending.append(Tap(time: t, pixel: SIMD2(u, v)))
+    }
+    pending.sort { $0.time < $1.time }
+    hits = try OutputFile(path: hitsPath)
+    self.target = target
+    self.alignment = alignment
+  }
+
+  /// Casts the taps that are nearer in time to `previous` than to `frame` (they come before it).
+  func cast(before frame: ARFrame, previous: ARFrame?, session: ARSession) throws {
+    while let tap = pending.first {
+      if let previous, tap.time <= (previous.timestamp + frame.timestamp) / 2 {
+        try cast(tap, at: previous, session: session)
+      } else if previous == nil, tap.time <= frame.timestamp {
+        try cast(tap, at: frame, session: session)
+      } else {
+        return
+      }
+      pending.removeFirst()
+    }
+  }
+
+  /// Casts the remaining taps at the last frame and closes the file.
+  func finish(last: ARFrame?, session: ARSession) throws {
+    if let last {
+      for tap in pending { try cast(tap, at: last, session: session) }
+    }
+    pending.removeAll()
+    try hits.close()
+  }
+
+  private func cast(_ tap: Tap, at frame: ARFrame, session: ARSession) throws {
+    let point = frame.camera.normalized(fromPixel: tap.pixel)
+    let query = frame.raycastQuery(from: point, allowing: target, alignment: alignment)
+    let results = session.raycast(query, in: frame)
+    let objects: [JSON] = results.map { result in
+      let p = result.worldTransform.columns.3
+      return .object([
+        ("world", .array([.float(p.x), .float(p.y), .float(p.z)])),
+        ("transform", JSON.matrix(result.worldTransform)),
+        ("distance", .float(result.distance)), ("target", .string("\(result.target)")),
+        ("alignment", .string("\(result.targetAlignment)")),
+        ("anchor", result.anchor.map { .string($0.identifier.uuidString) } ?? .null),
+      ])
+    }
+    try hits.write(
+      JSON.object([
+        ("t", .number(tap.time)), ("u", .number(tap.pixel.x)), ("v", .number(tap.pixel.y)),
+        ("frame", .int(frame.frameIndex)), ("hits", .array(objects)),
+      ]).text)
+  }
+}

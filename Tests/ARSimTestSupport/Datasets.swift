@@ -1,0 +1,76 @@
+import ARSim
+import Foundation
+
+/// The recordings committed in Datasets/ and the shared data beside the repository.
+public enum Datasets {
+  /// The repository's root folder, found from this file's path.
+  public static let root: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.path
+  }()
+
+  /// The path of a committed dataset, e.g. `Datasets.path("tabletop")`.
+  public static func path(_ name: String) -> String { root + "/Datasets/" + name }
+
+  /// Whether a committed dataset is present.
+  public static func exists(_ name: String) -> Bool {
+    FileManager.default.fileExists(atPath: path(name) + "/session.json")
+  }
+
+  /// `../shared/datasets` beside the repository (absent in a user's fresh clone).
+  public static let shared = root + "/../shared/datasets"
+
+  /// Whether a shared dataset folder is present.
+  public static func sharedExists(_ name: String) -> Bool {
+    FileManager.default.fileExists(atPath: shared + "/" + name)
+  }
+}
+
+/// Replays a recording through a session and keeps every frame's camera, for tests.
+public final class FrameCollector: ARSessionDelegate {
+  public struct Record: Sendable {
+    public var timestamp: Double
+    public var frameIndex: Int
+    public var state: ARCamera.TrackingState
+    public var transform: simd_float4x4
+    public var groundTruth: RigidTransform?
+  }
+
+  public private(set) var records: [Record] = []
+  public private(set) var stateChanges: [ARCamera.TrackingState] = []
+  public private(set) var errors: [String] = []
+
+  public init() {}
+
+  public func session(_ session: ARSession, didUpdate frame: ARFrame) {
+    records.append(
+      Record(
+        timestamp: frame.timestamp, frameIndex: frame.frameIndex, state: frame.camera.trackingState,
+        transform: frame.camera.transform, groundTruth: nil))
+  }
+
+  public func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera) {
+    stateChanges.append(camera.trackingState)
+  }
+
+  public func session(_ session: ARSession, didFailWithError error: any Error) { errors.append("\(error)") }
+
+  /// Replays `folder` to the end with `configuration`; records carry the recording's ground truth.
+  public static func replay(
+    _ folder: String, configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration(),
+    options: FrameSourceOptions = FrameSourceOptions()
+  ) throws -> (session: ARSession, collector: FrameCollector) {
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    session.run(configuration)
+    let replay = try ARReplay(session: session, recording: folder, options: options)
+    while try replay.step() {
+      if let truth = replay.lastFrame?.groundTruth, !collector.records.isEmpty {
+        collector.records[collector.records.count - 1].groundTruth = truth
+      }
+    }
+    return (session, collector)
+  }
+}

@@ -1,0 +1,137 @@
+import ARSim
+import ARSimEval
+import ARSimTestSupport
+import Foundation
+import Testing
+
+/// ATE (SE(3) or Sim(3)) of the tracked frames of a replay against the recording's ground truth.
+func trackingError(_ records: [FrameCollector.Record], scale: Bool = false) throws -> ErrorStatistics {
+  let tracked = records.filter { $0.state == .normal && $0.groundTruth != nil }
+  let reference = Trajectory(timestamps: tracked.map(\.timestamp), poses: tracked.map { $0.groundTruth! })
+  let estimate = Trajectory(
+    timestamps: tracked.map(\.timestamp),
+    poses: tracked.map { RigidTransform(matrix: $0.transform) * opticalFromCamera })
+  return try absoluteTrajectoryError(
+    reference: reference, estimate: estimate, options: AbsoluteErrorOptions(alignment: scale ? .sim3 : .se3)
+  ).statistics
+}
+
+@Suite struct RGBDTrackingTests {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func tracksTheTabletopSession() throws {
+    let (session, collector) = try FrameCollector.replay(Datasets.path("tabletop"))
+    let records = collector.records
+    #expect(collector.errors.isEmpty)
+    // Limited while initialising, then normal for every frame.
+    #expect(records.first?.state == .limited(.initializing))
+    let firstNormal = try #require(records.firstIndex { $0.state == .normal })
+    #expect(records[firstNormal...].allSatisfy { $0.state == .normal })
+    #expect(records[firstNormal].timestamp - records[0].timestamp < 0.5)
+    let ate = try trackingError(records)
+    #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
+    #expect(session.gravitySource == .accelerometer)
+  }
+
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func worldIsGravityAligned() throws {
+    // Both worlds have +y up, so each camera's tilt (the angle between its up axis and world up)
+    // must be the same in the session world as in the ground-truth world, whatever the heading.
+    let (_, collector) = try FrameCollector.replay(Datasets.path("tabletop"))
+    var worst = 0.0
+    for record in collector.records where record.state == .normal {
+      guard let truth = record.groundTruth else { continue }
+      let estimated = RigidTransform(matrix: record.transform)
+      // Camera's up axis (ARKit camera +y = optical -y) in each world.
+      let upInSession = estimated.rotate(SIMD3(0, 1, 0))
+      let upInTruth = truth.rotate(SIMD3(0, -1, 0))
+      let tiltSession = acos(min(1, max(-1, upInSession.y)))
+      let tiltTruth = acos(min(1, max(-1, upInTruth.y)))
+      worst = max(worst, abs(tiltSession - tiltTruth))
+    }
+    #expect(worst * 180 / .pi < 1.0, "camera tilt differs by \(worst * 180 / .pi)° from the truth")
+  }
+
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func replaysAreIdentical() throws {
+    let a = try FrameCollector.replay(Datasets.path("tabletop")).collector.records
+    let b = try FrameCollector.replay(Datasets.path("tabletop")).collector.records
+    #expect(a.count == b.count)
+    #expect(zip(a, b).allSatisfy { $0.transform == $1.transform && $0.state == $1.state })
+  }
+
+  @Test(.enabled(if: Datasets.exists("stress"))) func stressGoesLimitedAndRecovers() throws {
+    let (_, collector) = try FrameCollector.replay(Datasets.path("stress"))
+    let states = collector.stateChanges.map { "\($0)" }
+    // Initialising, normal, then limited where features vanish, then normal again.
+    let firstNormal = try #require(states.firstIndex(of: "normal"))
+    let limited = try #require(
+      states[firstNormal...].firstIndex { $0.hasPrefix("limited:") && $0 != "limited:initializing" })
+    #expect(states[limited...].contains("normal"), "states: \(states)")
+    #expect(collector.records.last?.state == .normal, "ends normal")
+  }
+}
+
+@Suite struct MonocularTrackingTests {
+  @Test(.enabled(if: Datasets.exists("tabletop-mono"))) func tracksTheMonocularSession() throws {
+    let (session, collector) = try FrameCollector.replay(Datasets.path("tabletop-mono"))
+    let tracked = collector.records.filter { $0.state == .normal }
+    #expect(Double(tracked.count) > 0.8 * Double(collector.records.count))
+    let ate = try trackingError(collector.records, scale: true)
+    #expect(ate.rmse < 0.03, "Sim(3) ATE \(ate.rmse) m")
+    _ = session
+  }
+}
+
+@Suite struct TrackingRobustnessTests {
+  /// A recording whose depth is all unknown: tracking must not crash nor report a wild pose.
+  @Test func depthAllUnknownGivesLimitedStates() throws {
+    let folder = RecordingFixtures.temporaryFolder()
+    let intrinsics = CameraIntrinsics(fx: 60, fy: 60, cx: 31.5, cy: 23.5, width: 64, height: 48)
+    let writer = try RecordingWriter(
+      folder: folder,
+      session: RecordingSession(
+        camera: intrinsics, frameRate: 10, sensors: .init(depth: true, accelerometer: false, gyroscope: false)
+      ),
+      writesGroundTruth: false)
+    for i in 0..<6 {
+      try writer.append(
+        timestamp: Double(i) * 0.1, image: .rgb(RecordingFixtures.image(frame: i, width: 64, height: 48)),
+        depth: DepthImage(width: 64, height: 48, fill: .nan), groundTruth: nil)
+    }
+    try writer.finish()
+    let (_, collector) = try FrameCollector.replay(folder)
+    #expect(collector.records.count == 6)
+    #expect(collector.records.allSatisfy { $0.state != .normal })
+    for record in collector.records {
+      let position = record.transform.columns.3
+      #expect(simd_length(SIMD3(position.x, position.y, position.z)) < 1e-6)
+    }
+  }
+
+  @Test func jumpThresholdsFollowTheMotion() {
+    let options = TrackerOptions()
+    let last = RigidTransform.identity
+    let step = RigidTransform(
+      rotation: simd_quatd(angle: 0, axis: SIMD3(0, 1, 0)), translation: SIMD3(0.5, 0, 0))
+    // Moving 0.5 m per frame: 0.2 m off the prediction is within half a step.
+    #expect(
+      !options.isJump(from: last, predicted: step, measured: RigidTransform(translation: SIMD3(0.7, 0, 0))))
+    #expect(
+      options.isJump(from: last, predicted: step, measured: RigidTransform(translation: SIMD3(0.8, 0, 0))))
+    // At rest the fixed threshold holds.
+    #expect(
+      options.isJump(from: last, predicted: last, measured: RigidTransform(translation: SIMD3(0, 0.2, 0))))
+    let turned = RigidTransform(rotation: simd_quatd(angle: 0.5, axis: SIMD3(0, 1, 0)), translation: .zero)
+    #expect(options.isJump(from: last, predicted: last, measured: turned))
+  }
+
+  @Test func worldAxesFollowGravityAndTheFirstView() {
+    // A camera pitched down by 30° sees up, in its optical frame (y down, z forward), tilted
+    // towards -z: (0, -cos 30°, -sin 30°).
+    let pitch = 30 * Double.pi / 180
+    let up = SIMD3(0, -cos(pitch), -sin(pitch))
+    let world = CameraTracker.world(up: up)
+    #expect(simd_length(world.rotate(up) - SIMD3(0, 1, 0)) < 1e-9)
+    // The forward direction (optical +z) lies in the vertical plane through world -z.
+    let forward = world.rotate(SIMD3(0, 0, 1))
+    #expect(abs(forward.x) < 1e-9)
+    #expect(forward.z < 0)
+  }
+}

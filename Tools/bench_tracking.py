@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Tracking benchmark: ARSim against Open3D's RGB-D odometry, on the same frames, in one run.
+
+usage: ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-bench.txt Tools/python.sh Tools/bench_tracking.py \\
+           RECORDING [--arsim PATH] [--frames N]
+
+For an ARSim recording with depth and ground truth it
+  1. runs `arsim bench RECORDING --planes none --json ...` (ARSim's per-stage medians, decoding excluded);
+  2. runs Open3D's `compute_rgbd_odometry` (hybrid term, frame to frame, default options) on the same
+     frames, one thread (OMP_NUM_THREADS=1), timing only the odometry call;
+  3. prints per-frame medians of both, the speed ratio, and the ATE (SE(3) Umeyama, RMSE) of both
+     against the recording's ground truth, computed by the same function here.
+The machine and load are printed with the figures; quote medians and ratios, not single timings."""
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import open3d as o3d  # noqa: E402
+
+
+def read_tum(path):
+    rows = {}
+    for line in open(path):
+        if line.startswith("#") or not line.strip():
+            continue
+        v = [float(x) for x in line.split()]
+        rows[round(v[0], 6)] = np.array(v[1:8])
+    return rows
+
+
+def quat_to_matrix(q):
+    x, y, z, w = q
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def ate_rmse(reference, estimate):
+    """RMSE of positions after the SE(3) Umeyama alignment of estimate onto reference (3xN each)."""
+    mu_r, mu_e = reference.mean(1, keepdims=True), estimate.mean(1, keepdims=True)
+    cov = (reference - mu_r) @ (estimate - mu_e).T / reference.shape[1]
+    u, _, vt = np.linalg.svd(cov)
+    s = np.eye(3)
+    if np.linalg.det(u) * np.linalg.det(vt) < 0:
+        s[2, 2] = -1
+    r = u @ s @ vt
+    aligned = r @ (estimate - mu_e) + mu_r
+    return float(np.sqrt(((aligned - reference) ** 2).sum(0).mean()))
+
+
+def main():
+    args = sys.argv[1:]
+    arsim = os.path.join(os.path.dirname(__file__), "..", ".build", "release", "arsim")
+    limit = None
+    if "--arsim" in args:
+        i = args.index("--arsim")
+        arsim = args[i + 1]
+        del args[i:i + 2]
+    if "--frames" in args:
+        i = args.index("--frames")
+        limit = int(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    folder = args[0]
+    session = json.load(open(os.path.join(folder, "session.json")))
+    camera = session["camera"]
+    truth = read_tum(os.path.join(folder, session["groundTruth"]["trajectory"]))
+
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
+          f"open3d {o3d.__version__}; OMP_NUM_THREADS={os.environ['OMP_NUM_THREADS']}")
+
+    # 1. ARSim.
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "bench.json")
+        trajectory = os.path.join(tmp, "arsim.txt")
+        subprocess.run([arsim, "bench", folder, "--planes", "none", "--json", report, "--trajectory", trajectory],
+                       check=True, stdout=subprocess.DEVNULL)
+        ours = json.load(open(report))[0]
+        our_poses = read_tum(trajectory)
+
+    # 2. Open3D on the same frames.
+    frames = []
+    for line in open(os.path.join(folder, session["frames"])):
+        if line.startswith("#") or not line.strip():
+            continue
+        t, image, depth = line.split()[:3]
+        frames.append((float(t), image, depth))
+    if limit:
+        frames = frames[:limit]
+    intrinsic = o3d.camera.PinholeCameraIntrinsic(
+        camera["width"], camera["height"], camera["fx"], camera["fy"], camera["cx"], camera["cy"])
+    option = o3d.pipelines.odometry.OdometryOption()
+    jacobian = o3d.pipelines.odometry.RGBDOdometryJacobianFromHybridTerm()
+    depth_scale = 1.0 / session["depthScale"]
+
+    def load(entry):
+        color = o3d.io.read_image(os.path.join(folder, entry[1]))
+        depth = o3d.io.read_image(os.path.join(folder, entry[2]))
+        return o3d.geometry.RGBDImage.create_from_color_and_depth(
+            color, depth, depth_scale=depth_scale, depth_trunc=10.0, convert_rgb_to_intensity=True)
+
+    world_from_camera = np.eye(4)
+    theirs = {round(frames[0][0], 6): world_from_camera.copy()}
+    seconds = []
+    previous = load(frames[0])
+    failures = 0
+    for entry in frames[1:]:
+        current = load(entry)
+        start = time.perf_counter()
+        ok, current_to_previous, _ = o3d.pipelines.odometry.compute_rgbd_odometry(
+            current, previous, intrinsic, np.eye(4), jacobian, option)
+        seconds.append(time.perf_counter() - start)
+        if ok:
+            world_from_camera = world_from_camera @ current_to_previous
+        else:
+            failures += 1
+        theirs[round(entry[0], 6)] = world_from_camera.copy()
+        previous = current
+
+    # 3. ATE of both against the ground truth, same function.
+    def ate(poses, position_of):
+        keys = sorted(k for k in poses if k in truth)
+        reference = np.array([truth[k][:3] for k in keys]).T
+        estimate = np.array([position_of(poses[k]) for k in keys]).T
+        return ate_rmse(reference, estimate), len(keys)
+
+    our_ate, our_count = ate(our_poses, lambda v: v[:3])
+    their_ate, their_count = ate(theirs, lambda m: m[:3, 3])
+    their_ms = float(np.median(seconds) * 1000)
+    our_ms = ours["trackingMilliseconds"]
+    print(f"recording: {folder} ({len(frames)} frames, {camera['width']}x{camera['height']})")
+    print(f"ARSim:  tracking {our_ms:.2f} ms/frame (median; track {ours['trackMilliseconds']:.2f}, "
+          f"pose {ours['poseMilliseconds']:.2f}, map {ours['mapMilliseconds']:.2f}, read {ours['readMilliseconds']:.2f} "
+          f"not counted); ATE {our_ate * 1000:.2f} mm over {our_count} poses")
+    print(f"Open3D: odometry {their_ms:.2f} ms/frame (median, hybrid term, frame to frame; {failures} failures); "
+          f"ATE {their_ate * 1000:.2f} mm over {their_count} poses")
+    print(f"speed ratio (Open3D / ARSim): {their_ms / our_ms:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
