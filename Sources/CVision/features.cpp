@@ -49,6 +49,10 @@ void validate_feature_params(const cv_feature_params &p) {
       fail(CV_ERR_INVALID_ARGUMENT, "params.threshold (GFTT quality level) must be in (0, 1) (got %g)",
            double(p.threshold));
     }
+    cvision::require_finite(p.min_response, "params.min_response");
+    if (p.min_response < 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.min_response must not be negative (got %g)", double(p.min_response));
+    }
     cvision::require_finite(p.min_distance, "params.min_distance");
     if (p.min_distance < 0) {
       fail(CV_ERR_INVALID_ARGUMENT, "params.min_distance must not be negative (got %g)", double(p.min_distance));
@@ -117,15 +121,15 @@ extern "C" int32_t cv_detect_features(cv_gray_image image, const uint8_t *mask, 
         if (mask != nullptr) mask_mat = cv::Mat(height, width, CV_8UC1, const_cast<uint8_t *>(mask));
         const int block_size = 3;
         std::vector<cv::Point2f> corners;
+        std::vector<float> strength;
+        // The overload with corner qualities returns each corner's min-eigenvalue response, so the
+        // image's eigenvalues are computed once.
         cv::goodFeaturesToTrack(gray, corners, params.max_features, params.threshold, params.min_distance, mask_mat,
-                                block_size, false);
-        cv::Mat eigen;
-        cv::cornerMinEigenVal(gray, eigen, block_size, 3);
+                                strength, block_size, 3, false, 0.04);
         found.reserve(corners.size());
-        for (const auto &c : corners) {
-          int x = std::clamp(int(std::lround(c.x)), 0, width - 1);
-          int y = std::clamp(int(std::lround(c.y)), 0, height - 1);
-          found.emplace_back(c, float(block_size), -1.0f, eigen.at<float>(y, x), 0);
+        for (size_t i = 0; i < corners.size(); ++i) {
+          if (strength[i] < params.min_response) continue;
+          found.emplace_back(corners[i], float(block_size), -1.0f, strength[i], 0);
         }
         break;
       }

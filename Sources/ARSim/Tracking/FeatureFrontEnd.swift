@@ -122,9 +122,10 @@ struct FeatureFrontEnd {
         for x in max(0, cx - radius)...min(gray.width - 1, cx + radius) { mask[y * gray.width + x] = 0 }
       }
     }
-    let detector = FeatureDetector(
+    var detector = FeatureDetector(
       method: .gftt, maxFeatures: count, threshold: Float(options.featureQuality),
       minDistance: Float(options.featureSpacing))
+    detector.minResponse = Float(options.minCornerStrength)
     return (try? detector.detect(in: gray, mask: mask))?.map(\.position) ?? []
   }
 

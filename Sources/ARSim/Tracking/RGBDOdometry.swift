@@ -101,6 +101,14 @@ final class RGBDOdometry: Odometry {
   private var frameIndex = 0
   private(set) var timings = StageTimings()
 
+  /// Consecutive frames whose pose came without features.
+  private var framesWithoutFeatures = 0
+  /// Frames without features after which the pose is suspected to have drifted.
+  private let driftFrames = 15
+  /// While drift is suspected: how many of the keyframes predate it (and can correct it).
+  private var trustedKeyframes: Int?
+  private var framesSinceDrift = 0
+
   /// Frames without a measured pose after which the tracker stops extrapolating and relocalises.
   private let maxPredictedFrames = 10
 
@@ -146,7 +154,26 @@ final class RGBDOdometry: Odometry {
       }
     }
     if measured == nil, framesWithoutMeasurement >= maxPredictedFrames / 2 {
-      measured = relocalize(gray: gray)
+      measured = relocalize(gray: gray, keyframes: keyframes[...])
+    }
+    // After a stretch without features (depth or prediction only) the pose has drifted: once
+    // features are back, recover against the keyframes made before the stretch.
+    if let measured, measured.source == .features || measured.source == .relocalization {
+      framesWithoutFeatures = 0
+    } else {
+      framesWithoutFeatures += 1
+      if framesWithoutFeatures == driftFrames { trustedKeyframes = trustedKeyframes ?? keyframes.count }
+    }
+    if let trusted = trustedKeyframes, measured?.source == .features {
+      framesSinceDrift += 1
+      if let recovered = relocalize(gray: gray, keyframes: keyframes.prefix(trusted)) {
+        measured = recovered
+        trustedKeyframes = nil
+        framesSinceDrift = 0
+      } else if framesSinceDrift > 2 * driftFrames {
+        trustedKeyframes = nil
+        framesSinceDrift = 0
+      }
     }
 
     let quality: TrackingQuality
@@ -316,10 +343,14 @@ final class RGBDOdometry: Odometry {
   )
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
-    let initial = (predicted.inverse * referencePose).poseCW
+    // Start from rest, not from the constant-velocity prediction: along directions the geometry
+    // constrains weakly (a camera sliding along a wall) ICP stays near its start, and starting from
+    // the prediction would carry the last velocity on for ever. Well-constrained motion converges
+    // from rest thanks to the pyramid.
+    _ = predicted
     guard
       let aligned = try? DepthAlignment.align(
-        reference: reference, current: current, intrinsics: pinhole, initial: initial, parameters: .init()),
+        reference: reference, current: current, intrinsics: pinhole, initial: nil, parameters: .init()),
       aligned.inlierFraction > 0.15, !aligned.isDegenerate(threshold: 1e-3)
     else { return nil }
     let currentFromReference = RigidTransform(aligned.currentFromReference)
@@ -352,7 +383,10 @@ final class RGBDOdometry: Odometry {
   }
 
   /// Matches the frame's ORB features against the keyframes, most recent first.
-  private func relocalize(gray: GrayImage) -> (pose: RigidTransform, source: PoseSource, inliers: Int)? {
+  private func relocalize(gray: GrayImage, keyframes: ArraySlice<Keyframe>)
+    -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
+  {
+    guard !keyframes.isEmpty else { return nil }
     let orb = FeatureDetector(
       method: .orb, maxFeatures: 800, threshold: 20, pyramidLevels: 4, scaleFactor: 1.2)
     guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray), keypoints.count >= 30 else {

@@ -17,6 +17,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var featureSpacing: Double = 12
   /// Corner quality for new features (GFTT quality level, relative to the strongest). Default 0.005.
   public var featureQuality: Double = 0.005
+  /// Absolute minimum corner strength of new features (the structure tensor's smaller eigenvalue
+  /// as OpenCV scales it for 8-bit images). Textured surfaces give 0.005...0.1; sensor noise and
+  /// compression artefacts on a blank wall about 1e-4, which must not become features. Default 0.001.
+  public var minCornerStrength: Double = 0.001
   /// KLT window side in pixels. Default nil: 15 in RGB-D mode, 21 in monocular mode (where
   /// motion between frames is larger relative to what the map predicts).
   public var kltWindow: Int? = nil
@@ -52,7 +56,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
 
   /// Whether a measured pose departs from the constant-velocity prediction by more than the
   /// jump thresholds (translation: the larger of `maxTranslationJump` and half the predicted step).
-  package func isJump(from last: RigidTransform, predicted: RigidTransform, measured: RigidTransform) -> Bool {
+  package func isJump(from last: RigidTransform, predicted: RigidTransform, measured: RigidTransform) -> Bool
+  {
     let error = predicted.inverse * measured
     let step = simd_length((last.inverse * predicted).translation)
     return simd_length(error.translation) > max(maxTranslationJump, 0.5 * step)

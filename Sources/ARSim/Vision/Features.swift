@@ -85,6 +85,10 @@ package struct FeatureDetector: Sendable, Equatable, Codable {
   package var threshold: Float
   /// Minimum distance between `.gftt` features in pixels (default 10); ignored otherwise.
   package var minDistance: Float
+  /// `.gftt` only: absolute minimum corner strength (min eigenvalue of the structure tensor as
+  /// OpenCV scales it for 8-bit images; textured surfaces about 0.005...0.1, noise on a blank wall
+  /// about 1e-4). Default 0 (off).
+  package var minResponse: Float = 0
   /// Number of ORB pyramid levels (default 8); ignored otherwise.
   package var pyramidLevels: Int
   /// Scale between ORB pyramid levels, > 1 (default 1.2); ignored otherwise.
@@ -134,7 +138,7 @@ package struct FeatureDetector: Sendable, Equatable, Codable {
     let params = cv_feature_params(
       method: cMethod, max_features: try VisionError.int32(maxFeatures, "maxFeatures"), threshold: threshold,
       min_distance: minDistance, pyramid_levels: try VisionError.int32(pyramidLevels, "pyramidLevels"),
-      scale_factor: scaleFactor)
+      scale_factor: scaleFactor, min_response: minResponse)
     let width = try VisionError.int32(image.width, "image.width")
     let height = try VisionError.int32(image.height, "image.height")
     let cCapacity = try VisionError.int32(capacity, "maxFeatures")

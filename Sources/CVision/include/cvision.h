@@ -138,6 +138,11 @@ typedef struct cv_feature_params {
   float min_distance;      ///< GFTT minimum distance in pixels; ignored otherwise
   int32_t pyramid_levels;  ///< ORB levels (>= 1); ignored otherwise
   float scale_factor;      ///< ORB pyramid scale (> 1); ignored otherwise
+  /// GFTT only: absolute minimum corner strength (the smaller eigenvalue of the gradient
+  /// structure tensor over a 3x3 block, as cv::cornerMinEigenVal scales it for 8-bit images:
+  /// textured surfaces give about 0.005 to 0.1, sensor noise on a blank wall about 1e-4).
+  /// Corners below it are dropped whatever the quality level. 0 disables it.
+  float min_response;
 } cv_feature_params;
 
 /// A detected feature: position in pixels, response, size and angle (degrees,
