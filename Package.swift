@@ -10,6 +10,7 @@ let package = Package(
     .library(name: "ARSimMath", targets: ["ARSimMath"]),
     .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
+    .library(name: "ARSimScene", targets: ["ARSimScene"]),
     .executable(name: "arsim", targets: ["arsim"]),
   ],
   targets: [
@@ -32,6 +33,7 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
+    .target(name: "ARSimScene", dependencies: ["ARSim"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
@@ -40,6 +42,8 @@ let package = Package(
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
     .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim"]),
+    .testTarget(
+      name: "ARSimSceneTests", dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"]),
   ],
   swiftLanguageModes: [.v6],
   cxxLanguageStandard: .cxx17

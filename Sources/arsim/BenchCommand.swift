@@ -6,12 +6,20 @@ import Foundation
 enum BenchCommand {
   static let help = """
     usage: arsim bench RECORDING... [options]
+           arsim bench --raycast [--anchors N] [--boundary N] [--queries N] [--json FILE]
 
     Replays each recording with plane detection and prints, as medians over its frames, the
     milliseconds spent reading and decoding, tracking (pyramid, KLT and new features), pose
     (PnP and refinement, depth alignment), map upkeep, plane detection and the total without
     decoding, plus the ATE when the recording has ground truth. Timings use the monotonic clock
-    on one thread; results do not depend on them.
+    on one thread; results do not depend on them. `planes` is the session's plane detection per
+    frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
+    `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran.
+
+    With --raycast, no recording is read: times ARSession.raycast against a synthetic, seeded frame
+    of plane anchors with convex boundary polygons, queries from eye height aimed at the anchors
+    (three in four) or anywhere, for the existingPlaneGeometry and existingPlaneInfinite targets,
+    and prints microseconds per raycast (median over batches of 1000 queries).
 
     options:
       --format auto|arsim|tum       recording layout (default auto)
@@ -20,23 +28,60 @@ enum BenchCommand {
       --planes LIST                 as arsim replay (default horizontal,vertical)
       --json FILE                   also write the figures as JSON
       --trajectory FILE             write the estimated trajectory (TUM format; one RECORDING)
+      --dump-points DIR             for every --every-th frame on which plane detection ran, write the
+                                    world points the plane detector received (feature points, then
+                                    depth points; metres) to DIR/frame_NNNNNN.npy (float32, N x 3) and
+                                    list the frames with their plane milliseconds in DIR/index.json
+                                    (one RECORDING)
+      --every N                     frame stride of --dump-points (recording index divisible by N;
+                                    default 10)
+      --raycast                     the raycast benchmark instead of a replay
+      --anchors N                   plane anchors in the raycast benchmark (default 50)
+      --boundary N                  boundary vertices per anchor (default 20)
+      --queries N                   raycasts timed per target (default 100000)
       --help                        show this help
     """
 
   static func run(_ arguments: [String]) throws -> Int32 {
     let args = try Arguments(
-      arguments, valueOptions: ["format", "intrinsics", "mode", "planes", "json", "trajectory", "scale"],
-      flagOptions: ["help"])
+      arguments,
+      valueOptions: [
+        "format", "intrinsics", "mode", "planes", "json", "trajectory", "scale", "dump-points", "every",
+        "anchors", "boundary", "queries",
+      ],
+      flagOptions: ["help", "raycast"])
     if args.flag("help") {
       print(help)
       return 0
     }
+    if args.flag("raycast") {
+      guard args.positional.isEmpty else {
+        throw Arguments.UsageError("--raycast reads no RECORDING (its scene is synthetic)")
+      }
+      return try BenchRaycast.run(args)
+    }
+    for name in ["anchors", "boundary", "queries"] where args.value(name) != nil {
+      throw Arguments.UsageError("--\(name) goes with --raycast")
+    }
     guard !args.positional.isEmpty else { throw Arguments.UsageError("missing RECORDING (see --help)") }
+    var every = 10
+    if let text = args.value("every") {
+      guard let value = Int(text), value >= 1 else {
+        throw Arguments.UsageError("--every must be a positive integer, got '\(text)'")
+      }
+      every = value
+    }
+    if args.value("dump-points") != nil && args.positional.count != 1 {
+      throw Arguments.UsageError("--dump-points takes one RECORDING")
+    }
     var reports: [JSON] = []
     print("recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | ATE")
     for folder in args.positional {
       let run = try ReplayRun(folder: folder, arguments: args)
+      let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
+      if let dump { run.onFrame = { frame, record in try dump.add(frame, record: record) } }
       try run.run()
+      try dump?.finish()
       if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
       let frames = run.frames
       guard !frames.isEmpty else { continue }
@@ -62,18 +107,20 @@ enum BenchCommand {
             reference: reference, estimate: estimate, options: AbsoluteErrorOptions(alignment: alignment)
           ).statistics.rmse
       }
+      let detected = frames.filter { $0.planeSeconds > 0 }.map(\.planeSeconds)
       let cells = stages.prefix(6).map { String(format: "%.2f", $0.1) }
       print(
         "\(folder) | \(frames.count) | " + cells.joined(separator: " | ") + " | "
           + (ate.map { String(format: "%.4f m", $0) } ?? "-"))
-      reports.append(
-        .object(
-          [
-            ("recording", .string(folder)), ("frames", .int(frames.count)),
-            ("mode", .string(run.configuration.tracking.mode.rawValue)),
-          ]
-            + stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
-            + [("ate", ate.map { .number($0) } ?? .null)]))
+      var members: [(String, JSON)] = [
+        ("recording", .string(folder)), ("frames", .int(frames.count)),
+        ("mode", .string(run.configuration.tracking.mode.rawValue)),
+      ]
+      members += stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
+      members.append(("planeFrames", .int(detected.count)))
+      members.append(("planeDetectionMilliseconds", detected.isEmpty ? .null : .number(median(detected))))
+      members.append(("ate", ate.map { .number($0) } ?? .null))
+      reports.append(.object(members))
     }
     if let path = args.value("json") {
       let file = try OutputFile(path: path)

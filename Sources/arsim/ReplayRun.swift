@@ -17,6 +17,8 @@ final class ReplayRun {
     var timings: StageTimings
     var planeSeconds: Double
     var anchorCount: Int
+    /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
+    var planeAnchors: [ARPlaneAnchor] = []
 
     /// Whether the frame has a tracked pose (not initialising, not relocalising).
     var isTracked: Bool {
@@ -39,11 +41,21 @@ final class ReplayRun {
   private var events: EventLog?
   /// Raycasts taps at the frame nearest in time, when asked.
   private var taps: TapCaster?
+  /// Whether each frame's record keeps the frame's plane anchors (for `arsim eval`). Default false.
+  var collectsPlaneAnchors = false
+  /// The taps cast by ``collectTaps(_:target:alignment:)``, in cast order (empty otherwise).
+  var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  /// Called after each frame with the session's frame and its record, in order (for renderers and
+  /// exporters that need every ``ARFrame``); an error it throws ends the run.
+  var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
 
   /// Opens `folder` with the options shared by the replaying commands
-  /// (`--format`, `--intrinsics`, `--mode`, `--scale`, `--planes`).
-  init(folder: String, arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical") throws
-  {
+  /// (`--format`, `--intrinsics`, `--mode`, `--scale`, `--planes`); `decodeColor` makes frames carry
+  /// colour images (for rendering; tracking uses their grey version).
+  init(
+    folder: String, arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical",
+    decodeColor: Bool = false
+  ) throws {
     self.folder = folder
     let formatName = try args.choice("format", ["auto", "arsim", "tum"], default: "auto")
     let modeName = try args.choice("mode", ["rgbd", "mono", "auto"], default: "auto")
@@ -51,6 +63,7 @@ final class ReplayRun {
       "planes", ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"],
       default: defaultPlanes)
     var options = FrameSourceOptions()
+    options.decodeColor = decodeColor
     if let text = args.value("intrinsics") {
       // The image size is filled in by the reader, which validates the whole.
       options.intrinsicsOverride = try CameraIntrinsics.parse(text, source: "--intrinsics")
@@ -105,6 +118,14 @@ final class ReplayRun {
     taps = try TapCaster(tapsPath: tapsPath, hitsPath: hitsPath, target: target, alignment: alignment)
   }
 
+  /// Raycasts `taps` at the frame nearest in time and keeps each cast (frame, camera, hits, plane
+  /// anchors) in ``tapCasts`` instead of writing a file.
+  func collectTaps(
+    _ list: [TapCaster.Tap], target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment
+  ) throws {
+    taps = try TapCaster(taps: list, hitsPath: nil, target: target, alignment: alignment, collects: true)
+  }
+
   /// Replays every frame, with a progress bar on stderr.
   func run() throws {
     session.run(configuration)
@@ -113,15 +134,17 @@ final class ReplayRun {
     var previous: ARFrame?
     while try replay.step() {
       guard let recorded = replay.lastFrame, let frame = session.currentFrame else { continue }
-      let record = FrameRecord(
+      var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
         groundTruth: recorded.groundTruth, readSeconds: replay.lastReadSeconds,
         timings: session.trackingTimings,
         planeSeconds: session.planeSeconds, anchorCount: frame.anchors.count)
+      if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
       summary.add(recorded)
       try taps?.cast(before: frame, previous: previous, session: session)
+      try onFrame?(frame, record)
       previous = frame
       if debug {
         let p = record.worldFromOptical.translation

@@ -8,14 +8,33 @@ final class TapCaster {
   struct Tap {
     var time: Double
     var pixel: SIMD2<Double>
+    /// The caller's number for the tap (its line in the ground truth, for `arsim eval`).
+    var id: Int = 0
+  }
+
+  /// One tap as cast, kept when the caster collects (for `arsim eval`).
+  struct Cast {
+    var tap: Tap
+    /// The frame the tap was cast at.
+    var frameIndex: Int
+    /// That frame's camera optical frame in the session world, and its tracking state.
+    var worldFromOptical: RigidTransform
+    var state: ARCamera.TrackingState
+    /// The hits, nearest first.
+    var results: [ARRaycastResult]
+    /// The plane anchors of that frame.
+    var planeAnchors: [ARPlaneAnchor]
   }
 
   private var pending: [Tap] = []
-  private let hits: OutputFile
+  private let hits: OutputFile?
   private let target: ARRaycastQuery.Target
   private let alignment: ARRaycastQuery.TargetAlignment
+  private let collects: Bool
+  /// The taps cast so far, in cast order, when collecting.
+  private(set) var casts: [Cast] = []
 
-  init(
+  convenience init(
     tapsPath: String, hitsPath: String, target: ARRaycastQuery.Target,
     alignment: ARRaycastQuery.TargetAlignment
   )
@@ -26,6 +45,7 @@ final class TapCaster {
     else {
       throw RecordingError(file: tapsPath, "no such file")
     }
+    var taps: [Tap] = []
     for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
       let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
       if fields.isEmpty || fields[0].hasPrefix("#") { continue }
@@ -35,12 +55,22 @@ final class TapCaster {
       else {
         throw RecordingError(file: tapsPath, line: number + 1, "expected 'timestamp u v' with finite numbers")
       }
-      pending.append(Tap(time: t, pixel: SIMD2(u, v)))
+      taps.append(Tap(time: t, pixel: SIMD2(u, v)))
     }
-    pending.sort { $0.time < $1.time }
-    hits = try OutputFile(path: hitsPath)
+    try self.init(taps: taps, hitsPath: hitsPath, target: target, alignment: alignment, collects: false)
+  }
+
+  /// Casts `taps`; writes the hits to `hitsPath` when given, and keeps every cast in ``casts`` when
+  /// `collects`.
+  init(
+    taps: [Tap], hitsPath: String?, target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment,
+    collects: Bool
+  ) throws {
+    pending = taps.sorted { $0.time < $1.time }
+    hits = try hitsPath.map { try OutputFile(path: $0) }
     self.target = target
     self.alignment = alignment
+    self.collects = collects
   }
 
   /// Casts the taps that are nearer in time to `previous` than to `frame` (they come before it).
@@ -63,13 +93,21 @@ final class TapCaster {
       for tap in pending { try cast(tap, at: last, session: session) }
     }
     pending.removeAll()
-    try hits.close()
+    try hits?.close()
   }
 
   private func cast(_ tap: Tap, at frame: ARFrame, session: ARSession) throws {
     let point = frame.camera.normalized(fromPixel: tap.pixel)
     let query = frame.raycastQuery(from: point, allowing: target, alignment: alignment)
     let results = session.raycast(query, in: frame)
+    if collects {
+      casts.append(
+        Cast(
+          tap: tap, frameIndex: frame.frameIndex, worldFromOptical: frame.camera.worldFromOptical,
+          state: frame.camera.trackingState, results: results,
+          planeAnchors: frame.anchors.compactMap { $0 as? ARPlaneAnchor }))
+    }
+    guard let hits else { return }
     let objects: [JSON] = results.map { result in
       let p = result.worldTransform.columns.3
       return .object([

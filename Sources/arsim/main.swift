@@ -12,7 +12,8 @@ let usage = """
     generate SCENE OUT   render a synthetic recording with ground truth (arsim generate --help)
     eval RECORDING...    replay and score against ground truth (arsim eval --help)
     bench RECORDING...   per-stage milliseconds per frame (arsim bench --help)
-    render               not in this build yet
+    render RECORDING     draw planes, points and tracking state over the frames; trajectory
+                         plot and PLY exports (arsim render --help)
 
   Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
   """
@@ -29,12 +30,10 @@ func runCommand(_ arguments: [String]) -> Int32 {
     case "generate": return try GenerateCommand.run(rest)
     case "eval": return try EvalCommand.run(rest)
     case "bench": return try BenchCommand.run(rest)
+    case "render": return try RenderCommand.run(rest)
     case "--help", "-h", "help":
       print(usage)
       return 0
-    case "render":
-      printError("arsim \(command): not in this build yet")
-      return 2
     default:
       printError("arsim: unknown command '\(command)'\n" + usage)
       return 2

@@ -56,6 +56,12 @@ public final class FrameCollector: ARSessionDelegate {
 
   public func session(_ session: ARSession, didFailWithError error: any Error) { errors.append("\(error)") }
 
+  /// Gives the last record the recording's ground-truth pose of its frame.
+  public func attachGroundTruth(_ truth: RigidTransform?) {
+    guard let truth, !records.isEmpty else { return }
+    records[records.count - 1].groundTruth = truth
+  }
+
   /// Replays `folder` to the end with `configuration`; records carry the recording's ground truth.
   public static func replay(
     _ folder: String, configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration(),
@@ -66,11 +72,7 @@ public final class FrameCollector: ARSessionDelegate {
     session.delegate = collector
     session.run(configuration)
     let replay = try ARReplay(session: session, recording: folder, options: options)
-    while try replay.step() {
-      if let truth = replay.lastFrame?.groundTruth, !collector.records.isEmpty {
-        collector.records[collector.records.count - 1].groundTruth = truth
-      }
-    }
+    while try replay.step() { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     return (session, collector)
   }
 }

@@ -3,9 +3,10 @@ import Foundation
 /// Deterministic anchor identifiers: UUIDs from a seed and a running number, so that two replays of one
 /// recording with one seed name their anchors identically (ARKit uses random UUIDs; replays must not).
 ///
-/// The UUIDs are RFC 9562 version 8 ("custom"): the first 64 bits are a hash of the seed, the last 62
-/// bits encode the running number (masked by the seed), so the identifiers of one generator never
-/// repeat (up to 2⁶² of them) and generators with different seeds almost surely differ.
+/// The UUIDs are RFC 9562 version 8 ("custom"): the last 62 bits encode the running number (masked by
+/// a hash of the seed), so the identifiers of one generator never repeat (up to 2⁶² of them); the first
+/// 64 bits are a hash of the seed and the number, so identifiers differ from their first characters
+/// on (as people compare them) and generators with different seeds almost surely differ.
 package struct AnchorIdentifierGenerator: Sendable {
   private let high: UInt64
   private let mask: UInt64
@@ -21,7 +22,7 @@ package struct AnchorIdentifierGenerator: Sendable {
   /// The next identifier.
   package mutating func next() -> UUID {
     count += 1
-    let versioned = (high & ~0x0000_0000_0000_F000) | 0x0000_0000_0000_8000
+    let versioned = (Self.mix(high ^ Self.mix(count)) & ~0x0000_0000_0000_F000) | 0x0000_0000_0000_8000
     let low = ((count ^ mask) & Self.low62) | 0x8000_0000_0000_0000
     var bytes = [UInt8](repeating: 0, count: 16)
     for i in 0..<8 {

@@ -135,10 +135,11 @@ extension ARSession {
     var results: [ARRaycastResult] = []
     switch query.target {
     case .existingPlaneGeometry, .existingPlaneInfinite:
-      for case let plane as ARPlaneAnchor in frame.anchors {
+      let bounded = query.target == .existingPlaneGeometry
+      for geometry in planeRaycastCache.planes(of: frame) {
+        let plane = geometry.plane
         guard Self.matches(plane.alignment, query.targetAlignment),
-          let hit = Self.hit(
-            plane, origin: origin, direction: direction, bounded: query.target == .existingPlaneGeometry)
+          let hit = geometry.hit(origin: origin, direction: direction, bounded: bounded)
         else { continue }
         results.append(
           ARRaycastResult(
@@ -176,31 +177,6 @@ extension ARSession {
     case .horizontal: alignment == .horizontal
     case .vertical: alignment == .vertical
     }
-  }
-
-  /// The hit of a ray on a plane anchor (the plane y = 0 of the anchor), within its boundary polygon
-  /// when `bounded`.
-  private static func hit(
-    _ plane: ARPlaneAnchor, origin: SIMD3<Double>, direction: SIMD3<Double>, bounded: Bool
-  )
-    -> (transform: simd_float4x4, distance: Double)?
-  {
-    let worldFromAnchor = RigidTransform(matrix: plane.transform)
-    let anchorFromWorld = worldFromAnchor.inverse
-    let o = anchorFromWorld.apply(to: origin)
-    let d = anchorFromWorld.rotate(direction)
-    guard abs(d.y) > 1e-9 else { return nil }
-    let t = -o.y / d.y
-    guard t > 0, t.isFinite else { return nil }
-    let local = o + t * d
-    if bounded {
-      let polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
-      guard polygon.count >= 3, Polygon2D.contains(SIMD2(local.x, local.z), in: polygon) else { return nil }
-    }
-    var transform = plane.transform
-    let world = worldFromAnchor.apply(to: local)
-    transform.columns.3 = SIMD4(Float(world.x), Float(world.y), Float(world.z), 1)
-    return (transform, t)
   }
 
   /// A plane fitted on the spot to depth and feature points near the ray.
@@ -293,3 +269,91 @@ extension ARFrame {
       alignment: alignment)
   }
 }
+
+/// What a raycast needs of a plane anchor, derived once per frame (see ``PlaneRaycastCache``): the
+/// anchor's pose both ways in double precision, its boundary polygon in anchor space and a bounding
+/// radius for rejecting rays early.
+private struct PlaneRaycastGeometry {
+  let plane: ARPlaneAnchor
+  /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres.
+  let worldFromAnchor: RigidTransform
+  let anchorFromWorld: RigidTransform
+  /// The boundary vertices' (x, z) in anchor space, metres.
+  let polygon: [SIMD2<Double>]
+  /// The largest distance of a boundary vertex from the anchor's y axis, metres (infinite when a
+  /// vertex is not finite): every point inside the polygon lies within it of the anchor's origin.
+  let radius: Double
+
+  init(_ plane: ARPlaneAnchor) {
+    self.plane = plane
+    worldFromAnchor = RigidTransform(matrix: plane.transform)
+    anchorFromWorld = worldFromAnchor.inverse
+    polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
+    let radius = polygon.reduce(0.0) { max($0, simd_length($1)) }
+    self.radius =
+      radius.isFinite && polygon.allSatisfy { $0.x.isFinite && $0.y.isFinite } ? radius : .infinity
+  }
+
+  /// The hit of a ray on the anchor's plane (its y = 0), within its boundary polygon when `bounded`.
+  func hit(origin: SIMD3<Double>, direction: SIMD3<Double>, bounded: Bool)
+    -> (transform: simd_float4x4, distance: Double)?
+  {
+    if bounded {
+      guard polygon.count >= 3 else { return nil }
+      // A hit inside the polygon is within `radius` of the anchor's origin and ahead of the ray's
+      // origin, so a ray that passes farther away, or only behind its origin, cannot hit. The margin
+      // keeps this test conservative against rounding; the exact test below decides.
+      let toAnchor = worldFromAnchor.translation - origin
+      let along = simd_dot(toAnchor, direction) / simd_length(direction)
+      let reach = radius + 1e-6 * (1 + radius + simd_length(toAnchor))
+      guard along > -reach, simd_length_squared(toAnchor) - along * along <= reach * reach else { return nil }
+    }
+    let o = anchorFromWorld.apply(to: origin)
+    let d = anchorFromWorld.rotate(direction)
+    guard abs(d.y) > 1e-9 else { return nil }
+    let t = -o.y / d.y
+    guard t > 0, t.isFinite else { return nil }
+    let local = o + t * d
+    if bounded {
+      guard Polygon2D.contains(SIMD2(local.x, local.z), in: polygon) else { return nil }
+    }
+    var transform = plane.transform
+    let world = worldFromAnchor.apply(to: local)
+    transform.columns.3 = SIMD4(Float(world.x), Float(world.y), Float(world.z), 1)
+    return (transform, t)
+  }
+}
+
+/// The ``PlaneRaycastGeometry`` of the plane anchors of the last few frames raycast into, so that
+/// repeated raycasts into one frame (taps, tracked raycasts, a benchmark) derive each anchor's pose
+/// and polygon once instead of once per ray. Frames and anchors are immutable, so an entry stays valid
+/// for as long as its frame lives; frames are held weakly and matched by identity.
+private final class PlaneRaycastCache: @unchecked Sendable {
+  private struct Entry {
+    weak var frame: ARFrame?
+    var planes: [PlaneRaycastGeometry]
+  }
+
+  /// Frames remembered (the current one and a few before it).
+  private static let capacity = 4
+  private let lock = NSLock()
+  private var entries: [Entry] = []
+
+  /// The geometry of `frame`'s plane anchors, in the order of `frame.anchors`.
+  func planes(of frame: ARFrame) -> [PlaneRaycastGeometry] {
+    lock.lock()
+    let cached = entries.first { $0.frame === frame }?.planes
+    lock.unlock()
+    if let cached { return cached }
+    let planes = frame.anchors.compactMap { ($0 as? ARPlaneAnchor).map(PlaneRaycastGeometry.init) }
+    lock.lock()
+    entries.removeAll { $0.frame == nil || $0.frame === frame }
+    if entries.count >= Self.capacity { entries.removeFirst(entries.count - Self.capacity + 1) }
+    entries.append(Entry(frame: frame, planes: planes))
+    lock.unlock()
+    return planes
+  }
+}
+
+/// Shared by every session: entries are keyed by frame identity, so sessions cannot see each other's.
+private let planeRaycastCache = PlaneRaycastCache()

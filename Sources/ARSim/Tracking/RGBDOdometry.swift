@@ -395,16 +395,16 @@ final class RGBDOdometry: Odometry {
     for keyframe in keyframes.reversed().prefix(12) {
       guard
         let matches = try? DescriptorMatcher.match(
-          descriptors, keyframe.descriptors, maxDistance: 64, ratio: 0.8, crossCheck: true),
-        matches.count >= 30
+          descriptors, keyframe.descriptors, maxDistance: 60, ratio: 1, crossCheck: true),
+        matches.count >= 20
       else { continue }
       let world = matches.map { keyframe.points[$0.b] }
       let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
       guard
         let (found, mask) = try? PoseSolver.solvePnPRansac(
           worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: 3, confidence: 0.999,
-          maxIterations: 500, seed: options.seed &+ UInt64(frameIndex)),
-        mask.count(where: { $0 }) >= 30
+          maxIterations: 2000, seed: options.seed &+ UInt64(frameIndex)),
+        mask.count(where: { $0 }) >= 20
       else { continue }
       tracks.removeAll()
       return (RigidTransform(found).inverse, .relocalization, mask.count(where: { $0 }))

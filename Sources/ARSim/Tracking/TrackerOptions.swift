@@ -19,8 +19,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var featureQuality: Double = 0.005
   /// Absolute minimum corner strength of new features (the structure tensor's smaller eigenvalue
   /// as OpenCV scales it for 8-bit images). Textured surfaces give 0.005...0.1; sensor noise and
-  /// compression artefacts on a blank wall about 1e-4, which must not become features. Default 0.001.
-  public var minCornerStrength: Double = 0.001
+  /// compression artefacts on a blank wall about 1e-4, which must not become features. Default 0.0004.
+  public var minCornerStrength: Double = 0.0004
   /// KLT window side in pixels. Default nil: 15 in RGB-D mode, 21 in monocular mode (where
   /// motion between frames is larger relative to what the map predicts).
   public var kltWindow: Int? = nil

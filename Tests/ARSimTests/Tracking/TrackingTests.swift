@@ -135,3 +135,31 @@ func trackingError(_ records: [FrameCollector.Record], scale: Bool = false) thro
     #expect(forward.z < 0)
   }
 }
+
+@Suite struct RelocalizationTests {
+  /// After a pause the camera has moved: the session reports relocalizing until it recognises the
+  /// scene against its keyframes, then normal, in the same world as before.
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func resumesAfterAPause() throws {
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    let configuration = ARWorldTrackingConfiguration()
+    session.run(configuration)
+    let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"))
+    try replay.step(through: 6.0)
+    session.pause()
+    try replay.step(frames: 20)
+    session.run(configuration)
+    while try replay.step() { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
+    #expect(resumed.first?.state == .limited(.relocalizing))
+    let recovered = try #require(resumed.firstIndex { $0.state == .normal }, "recovers")
+    #expect(resumed[recovered].timestamp - resumed.first!.timestamp < 1.0)
+    #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
+    // One world throughout: the frames before the pause and after recovery fit one trajectory.
+    let recoveredIndex = resumed[recovered].frameIndex
+    let ate = try trackingError(
+      collector.records.filter { $0.timestamp <= 6.0 + 1e-6 || $0.frameIndex >= recoveredIndex })
+    #expect(ate.rmse < 0.015, "ATE \(ate.rmse) m")
+  }
+}

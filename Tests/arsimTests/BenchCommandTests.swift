@@ -1,0 +1,98 @@
+import ARSimTestSupport
+import Foundation
+import Testing
+
+@Suite struct BenchCommandTests {
+  /// The number in `text` between `prefix` and `suffix`, if any.
+  private static func figure(in text: String, after prefix: String, before suffix: String) -> Double? {
+    guard let start = text.range(of: prefix) else { return nil }
+    let rest = text[start.upperBound...]
+    guard let end = rest.range(of: suffix) else { return nil }
+    return Double(rest[..<end.lowerBound].trimmingCharacters(in: .whitespaces))
+  }
+
+  @Test func raycastBenchmarkPrintsMicrosecondsPerRaycast() throws {
+    let json = RecordingFixtures.temporaryFolder("arsim-bench") + "/raycast.json"
+    let result = try CLI.run(["bench", "--raycast", "--queries", "2000", "--json", json])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("raycast: 50 plane anchors (20-vertex boundaries;"))
+    for target in ["existingPlaneGeometry", "existingPlaneInfinite"] {
+      let micros = try #require(
+        Self.figure(in: result.stdout, after: "\(target), any: ", before: " µs/raycast"), "\(result.stdout)")
+      #expect(micros.isFinite && micros > 0)
+    }
+    let report = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any])
+    #expect(report["anchors"] as? Int == 50)
+    let targets = try #require(report["targets"] as? [[String: Any]])
+    #expect(targets.map { $0["target"] as? String } == ["existingPlaneGeometry", "existingPlaneInfinite"])
+    #expect(targets.allSatisfy { ($0["medianMicroseconds"] as? Double).map { $0 > 0 } ?? false })
+  }
+
+  @Test func raycastBenchmarkOptionsAreValidated() throws {
+    let withRecording = try CLI.run(["bench", "--raycast", "somewhere"])
+    #expect(withRecording.status == 2)
+    #expect(withRecording.stderr.contains("--raycast reads no RECORDING"))
+    let badCount = try CLI.run(["bench", "--raycast", "--anchors", "-1"])
+    #expect(badCount.status == 2)
+    #expect(badCount.stderr.contains("--anchors must be an integer of at least 0, got '-1'"))
+    let stray = try CLI.run(["bench", "somewhere", "--queries", "10"])
+    #expect(stray.status == 2)
+    #expect(stray.stderr.contains("--queries goes with --raycast"))
+  }
+
+  /// The header and payload of a `.npy` file written by `--dump-points`: (rows, float32 values).
+  private static func readNPY(_ path: String) throws -> (rows: Int, values: [Float]) {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    let bytes = [UInt8](data)
+    try #require(bytes.count >= 10 && bytes[0] == 0x93 && Array(bytes[1..<6]) == Array("NUMPY".utf8))
+    #expect(bytes[6] == 1 && bytes[7] == 0)
+    let headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
+    #expect((10 + headerLength) % 64 == 0)
+    let header = String(decoding: bytes[10..<(10 + headerLength)], as: UTF8.self)
+    #expect(header.hasPrefix("{'descr': '<f4', 'fortran_order': False, 'shape': ("))
+    #expect(header.hasSuffix("\n"))
+    let shape = try #require(header.split(separator: "(").last?.split(separator: ")").first)
+    let dimensions = shape.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+    #expect(dimensions.count == 2 && dimensions[1] == 3)
+    let rows = try #require(dimensions.first ?? nil)
+    let payload = bytes[(10 + headerLength)...]
+    #expect(payload.count == rows * 3 * 4)
+    var values: [Float] = []
+    var index = payload.startIndex
+    while index + 4 <= payload.endIndex {
+      let bits =
+        UInt32(payload[index]) | UInt32(payload[index + 1]) << 8 | UInt32(payload[index + 2]) << 16
+        | UInt32(payload[index + 3]) << 24
+      values.append(Float(bitPattern: bits))
+      index += 4
+    }
+    return (rows, values)
+  }
+
+  @Test(.enabled(if: Datasets.exists("tabletop")))
+  func dumpPointsWritesTheDetectorInputOfEveryNthFrame() throws {
+    let folder = RecordingFixtures.temporaryFolder("arsim-bench") + "/points"
+    let result = try CLI.run(["bench", Datasets.path("tabletop"), "--dump-points", folder, "--every", "50"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let index = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/index.json")))
+        as? [[String: Any]])
+    // 151 frames at 15 Hz, tracked from the start: detection runs on frames 50, 100 and 150.
+    #expect(index.map { $0["frame"] as? Int } == [50, 100, 150])
+    for entry in index {
+      let frame = try #require(entry["frame"] as? Int)
+      #expect(entry["file"] as? String == String(format: "frame_%06d.npy", frame))
+      let features = try #require(entry["featurePoints"] as? Int)
+      let depth = try #require(entry["depthPoints"] as? Int)
+      // 320 x 240 sampled every 4 pixels: at most 80 x 60 depth points.
+      #expect(features > 0 && depth > 0 && depth <= 80 * 60)
+      #expect((entry["planeMilliseconds"] as? Double).map { $0 > 0 } ?? false)
+      let (rows, values) = try Self.readNPY(folder + "/" + String(format: "frame_%06d.npy", frame))
+      #expect(rows == features + depth)
+      #expect(values.allSatisfy { $0.isFinite })
+      // The synthetic tabletop scene lies within a few metres of its origin.
+      #expect(values.allSatisfy { abs($0) < 20 })
+    }
+  }
+}
