@@ -79,9 +79,23 @@ enum EvalCommand {
     let outputs = [args.value("json"), args.value("markdown")].compactMap { $0 }
     for path in outputs { try checkWritable(path) }
 
+    // Several paths (a shell glob such as Datasets/*): skip, with a note, what is not a recording.
+    var folders = args.positional
+    if folders.count > 1 {
+      folders = folders.filter { folder in
+        do {
+          _ = try Recording.detectFormat(folder: folder)
+          return true
+        } catch {
+          printError("eval: skipping \(error)")
+          return false
+        }
+      }
+      guard !folders.isEmpty else { throw Arguments.UsageError("none of the paths given is a recording") }
+    }
     var evaluations: [RecordingEvaluation] = []
-    for (k, folder) in args.positional.enumerated() {
-      if args.positional.count > 1 { printError("eval \(k + 1)/\(args.positional.count): \(folder)") }
+    for (k, folder) in folders.enumerated() {
+      if folders.count > 1 { printError("eval \(k + 1)/\(folders.count): \(folder)") }
       evaluations.append(try evaluate(folder, arguments: args, target: target, alignment: alignment))
     }
     print(EvaluationReport.text(evaluations))

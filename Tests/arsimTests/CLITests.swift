@@ -66,6 +66,27 @@ enum CLI {
     #expect(a.stdout == b.stdout)
   }
 
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func eventsAreIdenticalAcrossReplays() throws {
+    let folder = RecordingFixtures.temporaryFolder()
+    var logs: [String] = []
+    for name in ["a", "b"] {
+      let path = folder + "/\(name).jsonl"
+      let result = try CLI.run(["replay", Datasets.path("tabletop"), "--events", path])
+      #expect(result.status == 0, "\(result.stderr)")
+      logs.append(try String(contentsOfFile: path, encoding: .utf8))
+    }
+    #expect(logs[0] == logs[1])
+    let lines = logs[0].split(separator: "\n")
+    #expect(lines.first == #"{"t":0.0,"frame":0,"event":"trackingState","state":"limited:initializing"}"#)
+    let added = try #require(lines.first { $0.contains(#""event":"didAdd""#) })
+    for key in [
+      #""alignment":"horizontal""#, #""transform":["#, #""center":["#, #""extent":{"width":"#,
+      #""boundary":[["#,
+    ] {
+      #expect(added.contains(key), "didAdd carries \(key)")
+    }
+  }
+
   @Test func badInputGivesOneLineNamingTheFile() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 2)
     try FileManager.default.removeItem(atPath: folder + "/depth/000001.png")

@@ -98,6 +98,18 @@ import Testing
         "\(folder)/taps.txt:2: expected 'timestamp u v frame wx wy wz planeId' with finite numbers\n"))
   }
 
+  @Test func aGlobOfDatasetsSkipsWhatIsNotARecording() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 3)
+    let result = try CLI.run(["eval", Datasets.path("README.md"), Datasets.path("scenes"), folder])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stderr.contains("skipping \(Datasets.path("README.md")): is a file"))
+    #expect(result.stderr.contains("skipping \(Datasets.path("scenes")): not a recording"))
+    #expect(result.stdout.contains("recording: \(folder)"))
+    let none = try CLI.run(["eval", Datasets.path("README.md"), Datasets.path("scenes")])
+    #expect(none.status != 0)
+    #expect(none.stderr.contains("none of the paths given is a recording"))
+  }
+
   @Test func helpDocumentsTheReportOptions() throws {
     let result = try CLI.run(["eval", "--help"])
     #expect(result.status == 0)
