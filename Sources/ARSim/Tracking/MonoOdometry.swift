@@ -51,7 +51,7 @@ final class MonoOdometry: Odometry {
   private var framesSinceKeyframe = 0
 
   /// Smallest angle between the two rays of a new landmark.
-  private let minTriangulationDegrees = 1.5
+  private let minTriangulationDegrees = 1.0
 
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
     self.intrinsics = intrinsics
