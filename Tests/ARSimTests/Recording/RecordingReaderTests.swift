@@ -277,3 +277,52 @@ func maxDifference(_ a: GrayImage, _ b: GrayImage) -> Int {
   guard a.width == b.width, a.height == b.height else { return .max }
   return zip(a.pixels, b.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
 }
+
+@Suite struct VideoRecordingTests {
+  /// An ARSim recording of `frames` frames whose images come from a video of `videoFrames` frames
+  /// (`"video"` in session.json, `-` in the index's image column).
+  func videoRecording(frames: Int, videoFrames: Int) throws -> String {
+    let folder = try RecordingFixtures.writeARSim(frames: frames)
+    let writer = try VideoWriter(path: folder + "/video.mp4", width: 32, height: 24, framesPerSecond: 10)
+    for i in 0..<videoFrames { try writer.write(RecordingFixtures.image(frame: i)) }
+    writer.finish()
+    let index = try String(contentsOfFile: folder + "/frames.txt", encoding: .utf8)
+    let rewritten = index.split(separator: "\n").map { line -> String in
+      guard !line.hasPrefix("#") else { return String(line) }
+      let fields = line.split(separator: " ")
+      return "\(fields[0]) - \(fields[2])"
+    }
+    try (rewritten.joined(separator: "\n") + "\n").write(
+      toFile: folder + "/frames.txt", atomically: true, encoding: .utf8)
+    let sessionPath = folder + "/session.json"
+    var json = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: sessionPath)))
+        as? [String: Any])
+    json["video"] = "video.mp4"
+    try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: sessionPath))
+    return folder
+  }
+
+  @Test func readsImagesFromTheVideo() throws {
+    let frames = try RecordingFixtures.readAll(try videoRecording(frames: 4, videoFrames: 4))
+    #expect(frames.count == 4)
+    for (i, frame) in frames.enumerated() {
+      #expect(abs(frame.timestamp - (1.0 + Double(i) * 0.1)) < 1e-6)
+      #expect(frame.depth != nil)
+      // mp4v is lossy: compare with the written image on average.
+      let expected = RecordingFixtures.image(frame: i).gray.pixels
+      let got = frame.image.gray.pixels
+      let meanError = zip(expected, got).map { abs(Int($0) - Int($1)) }.reduce(0, +) / expected.count
+      #expect(meanError < 12, "frame \(i): mean difference \(meanError)")
+    }
+  }
+
+  @Test func aVideoShorterThanTheIndexIsAnError() throws {
+    let folder = try videoRecording(frames: 3, videoFrames: 1)
+    #expect {
+      try RecordingFixtures.readAll(folder)
+    } throws: { error in
+      "\(error)" == "\(folder)/video.mp4: video has fewer frames than the index lists"
+    }
+  }
+}
