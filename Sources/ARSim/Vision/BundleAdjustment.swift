@@ -87,7 +87,7 @@ package enum BundleAdjustment {
       pointIndices.append(try VisionError.int32(observation.point, "observations[\(k)].point"))
       pixels += [observation.pixel.x, observation.pixel.y]
     }
-    var poses = cameras.map(cPose)
+    var poses = cameras.map(\.c)
     let flags = fixed.map { UInt8($0 ? 1 : 0) }
     var packed = [Double]()
     packed.reserveCapacity(3 * points.count)
@@ -96,7 +96,7 @@ package enum BundleAdjustment {
     let params = cv_bundle_params(
       iterations: try VisionError.int32(iterations, "iterations"), huber_delta: huberDelta,
       initial_lambda: initialLambda)
-    let k = cv_intrinsics(fx: intrinsics.fx, fy: intrinsics.fy, cx: intrinsics.cx, cy: intrinsics.cy)
+    let k = intrinsics.c
     var result = cv_bundle_result()
     var status = cv_status()
     let code = poses.withUnsafeMutableBufferPointer { poseBuffer in
@@ -117,28 +117,10 @@ package enum BundleAdjustment {
     }
     try VisionError.check(code, status)
     // Fixed cameras are returned as given (CVision does not write them).
-    let adjusted = poses.indices.map { fixed[$0] ? cameras[$0] : poseCW(poses[$0]) }
+    let adjusted = poses.indices.map { fixed[$0] ? cameras[$0] : PoseCW(poses[$0]) }
     let adjustedPoints = points.indices.map { SIMD3(packed[3 * $0], packed[3 * $0 + 1], packed[3 * $0 + 2]) }
     return Result(
       cameras: adjusted, points: adjustedPoints, initialRMS: result.initial_rms, finalRMS: result.final_rms,
       iterations: Int(result.iterations), outliers: Int(result.outliers))
-  }
-
-  /// `pose` as CVision's struct.
-  private static func cPose(_ pose: PoseCW) -> cv_pose {
-    var c = cv_pose()
-    withUnsafeMutableBytes(of: &c.r) { raw in
-      let doubles = raw.bindMemory(to: Double.self)
-      for i in 0..<9 { doubles[i] = pose.r[i] }
-    }
-    c.t = (pose.t.x, pose.t.y, pose.t.z)
-    return c
-  }
-
-  /// CVision's pose as a `PoseCW`.
-  private static func poseCW(_ pose: cv_pose) -> PoseCW {
-    var copy = pose
-    let rotation = withUnsafeBytes(of: &copy.r) { Array($0.bindMemory(to: Double.self)) }
-    return PoseCW(r: rotation, t: SIMD3(pose.t.0, pose.t.1, pose.t.2))
   }
 }

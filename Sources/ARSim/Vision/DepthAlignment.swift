@@ -194,8 +194,8 @@ package enum DepthAlignment {
     params.stop_rotation_degrees = parameters.stopRotationDegrees
     params.normal_radius = try VisionError.int32(parameters.normalRadius, "normalRadius")
 
-    let k = cv_intrinsics(fx: intrinsics.fx, fy: intrinsics.fy, cx: intrinsics.cx, cy: intrinsics.cy)
-    var initialPose = cPose(initial ?? .identity)
+    let k = intrinsics.c
+    var initialPose = (initial ?? .identity).c
     let hasInitial = initial != nil
     var pose = cv_pose()
     var result = cv_depth_align_result()
@@ -212,26 +212,8 @@ package enum DepthAlignment {
     try VisionError.check(code, status)
     let eigenvalues = withUnsafeBytes(of: &result.eigenvalues) { Array($0.bindMemory(to: Double.self)) }
     return Result(
-      currentFromReference: poseCW(pose), rmsError: result.rms_error, inlierCount: Int(result.inlier_count),
+      currentFromReference: PoseCW(pose), rmsError: result.rms_error, inlierCount: Int(result.inlier_count),
       inlierFraction: result.inlier_fraction, eigenvalues: eigenvalues, iterations: Int(result.iterations),
       level: Int(result.level))
-  }
-
-  /// `pose` as CVision's struct.
-  private static func cPose(_ pose: PoseCW) -> cv_pose {
-    var c = cv_pose()
-    withUnsafeMutableBytes(of: &c.r) { raw in
-      let doubles = raw.bindMemory(to: Double.self)
-      for i in 0..<9 { doubles[i] = pose.r[i] }
-    }
-    c.t = (pose.t.x, pose.t.y, pose.t.z)
-    return c
-  }
-
-  /// CVision's pose as a `PoseCW`.
-  private static func poseCW(_ pose: cv_pose) -> PoseCW {
-    var copy = pose
-    let rotation = withUnsafeBytes(of: &copy.r) { Array($0.bindMemory(to: Double.self)) }
-    return PoseCW(r: rotation, t: SIMD3(pose.t.0, pose.t.1, pose.t.2))
   }
 }

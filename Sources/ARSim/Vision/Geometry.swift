@@ -26,7 +26,8 @@ package struct PinholeIntrinsics: Sendable, Equatable, Codable {
     SIMD2(fx * point.x / point.z + cx, fy * point.y / point.z + cy)
   }
 
-  fileprivate var c: cv_intrinsics { cv_intrinsics(fx: fx, fy: fy, cx: cx, cy: cy) }
+  /// These intrinsics as CVision's struct.
+  var c: cv_intrinsics { cv_intrinsics(fx: fx, fy: fy, cx: cx, cy: cy) }
 }
 
 /// A rigid transform `x_to = r * x_from + t` between two frames, as the geometry solvers use it.
@@ -64,7 +65,8 @@ package struct PoseCW: Sendable, Equatable {
     return PoseCW(r: rt, t: -rotated)
   }
 
-  fileprivate var c: cv_pose {
+  /// This pose as CVision's struct.
+  var c: cv_pose {
     var pose = cv_pose()
     withUnsafeMutableBytes(of: &pose.r) { raw in
       let doubles = raw.bindMemory(to: Double.self)
@@ -74,7 +76,8 @@ package struct PoseCW: Sendable, Equatable {
     return pose
   }
 
-  fileprivate init(_ pose: cv_pose) {
+  /// A pose from CVision's struct.
+  init(_ pose: cv_pose) {
     var copy = pose
     let rotation = withUnsafeBytes(of: &copy.r) { Array($0.bindMemory(to: Double.self)) }
     self.init(r: rotation, t: SIMD3(pose.t.0, pose.t.1, pose.t.2))
