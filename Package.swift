@@ -41,7 +41,7 @@ let package = Package(
     .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
     .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
-    .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim"]),
+    .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests", dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"]),
   ],

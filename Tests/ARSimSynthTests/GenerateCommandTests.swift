@@ -1,28 +1,8 @@
 import ARSim
 import ARSimSynth
+import ARSimTestSupport
 import Foundation
 import Testing
-
-/// Runs the `arsim` executable, which the package builds beside the test bundle.
-private func arsim(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-  let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    .appendingPathComponent("arsim")
-  let process = Process()
-  process.executableURL = executable
-  process.arguments = arguments
-  let out = Pipe()
-  let err = Pipe()
-  process.standardOutput = out
-  process.standardError = err
-  try process.run()
-  let outData = out.fileHandleForReading.readDataToEndOfFile()
-  let errData = err.fileHandleForReading.readDataToEndOfFile()
-  process.waitUntilExit()
-  return (
-    process.terminationStatus, String(decoding: outData, as: UTF8.self),
-    String(decoding: errData, as: UTF8.self)
-  )
-}
 
 @Suite struct GenerateCommandTests {
   func sceneFile() throws -> String {
@@ -35,7 +15,7 @@ private func arsim(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
   @Test func generatesAnARSimRecordingThatReadsBack() throws {
     let scene = try sceneFile()
     let out = try SynthFixtures.temporaryFolder("cli-arsim") + "/out"
-    let result = try arsim(["generate", scene, out, "--frames", "5"])
+    let result = try CLI.run(["generate", scene, out, "--frames", "5"])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("frames: 5 over 0.400 s"))
     #expect(result.stdout.contains("camera: 64x48"))
@@ -62,7 +42,7 @@ private func arsim(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
   @Test func generatesATUMFolderThatReadsBack() throws {
     let scene = try sceneFile()
     let out = try SynthFixtures.temporaryFolder("cli-tum") + "/out"
-    let result = try arsim(["generate", scene, out, "--frames", "5", "--format", "tum", "--png"])
+    let result = try CLI.run(["generate", scene, out, "--frames", "5", "--format", "tum", "--png"])
     #expect(result.status == 0, "\(result.stderr)")
     var source = try Recording.open(folder: out)
     #expect(source.info.format == .tum)
@@ -82,14 +62,14 @@ private func arsim(_ arguments: [String]) throws -> (status: Int32, stdout: Stri
     let folder = try SynthFixtures.temporaryFolder("cli-bad")
     let path = folder + "/bad.json"
     try Data(#"{"duration": 1}"#.utf8).write(to: URL(fileURLWithPath: path))
-    let result = try arsim(["generate", path, folder + "/out"])
+    let result = try CLI.run(["generate", path, folder + "/out"])
     #expect(result.status != 0)
     #expect(result.stderr == "arsim generate: \(path): camera: missing\n")
 
     let scene = try sceneFile()
     let occupied = try SynthFixtures.temporaryFolder("cli-occupied")
     try Data("x".utf8).write(to: URL(fileURLWithPath: occupied + "/notes.txt"))
-    let refused = try arsim(["generate", scene, occupied])
+    let refused = try CLI.run(["generate", scene, occupied])
     #expect(refused.status != 0)
     #expect(refused.stderr.contains("\(occupied): is not empty"))
   }

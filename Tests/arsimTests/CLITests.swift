@@ -3,38 +3,6 @@ import ARSimTestSupport
 import Foundation
 import Testing
 
-/// Runs the built `arsim` executable, which sits beside the test bundle.
-enum CLI {
-  struct Result {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-  }
-
-  static var executable: URL {
-    let here = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    return here.appendingPathComponent("arsim")
-  }
-
-  static func run(_ arguments: [String]) throws -> Result {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    // Read both pipes to the end before waiting, so a full pipe cannot block the child.
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-      stderr: String(decoding: errData, as: UTF8.self))
-  }
-}
-
 @Suite struct ReplayCommandTests {
   @Test func replaysAnARSimFolder() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 4)
