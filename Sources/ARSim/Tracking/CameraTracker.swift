@@ -108,9 +108,8 @@ package final class CameraTracker {
     }
   }
 
-  /// Gathers accelerometer samples over the gravity window; at its end, gravity in O is
-  /// g = a − mean(R f): the mean specific force rotated into O, corrected by the camera's mean
-  /// acceleration over the window (from the tracked positions).
+  /// Gathers accelerometer samples and tracked positions over the gravity window; at its end, fixes
+  /// gravity from them (``gravity(positions:specificForce:)``).
   private func collectGravityEvidence(_ frame: RecordedFrame, oFromCamera: RigidTransform) {
     for sample in frame.imu {
       guard let f = sample.acceleration else { continue }
@@ -120,17 +119,8 @@ package final class CameraTracker {
     guard let startTime, frame.timestamp - startTime >= options.gravityWindow, positions.count >= 6,
       rotatedSpecificForce.count >= 3
     else { return }
-    let meanForce = rotatedSpecificForce.map(\.value).reduce(.zero, +) / Double(rotatedSpecificForce.count)
-    let k = min(3, positions.count / 2)
-    let velocityStart = velocity(Array(positions.prefix(k)))
-    let velocityEnd = velocity(Array(positions.suffix(k)))
-    let span =
-      (positions.last!.time + positions[positions.count - k].time) / 2
-      - (positions[0].time + positions[k - 1].time) / 2
-    let meanAcceleration = span > 0 ? (velocityEnd - velocityStart) / span : .zero
-    let gravity = meanAcceleration - meanForce
-    let magnitude = simd_length(gravity)
-    if magnitude > 7, magnitude < 12.5 {
+    let gravity = Self.gravity(positions: positions, specificForce: rotatedSpecificForce)
+    if let gravity, simd_length(gravity) > 7, simd_length(gravity) < 12.5 {
       fix(up: -gravity, source: .accelerometer)
     } else {
       // The accelerometer does not read like gravity (wrong units or a broken sensor).
@@ -140,16 +130,63 @@ package final class CameraTracker {
     positions.removeAll()
   }
 
-  /// Least-squares velocity of a few timed positions.
-  private func velocity(_ samples: [(time: Double, position: SIMD3<Double>)]) -> SIMD3<Double> {
-    let meanTime = samples.map(\.time).reduce(0, +) / Double(samples.count)
-    let meanPosition = samples.map(\.position).reduce(.zero, +) / Double(samples.count)
-    var numerator = SIMD3<Double>.zero
-    var denominator = 0.0
-    for s in samples {
-      numerator += (s.time - meanTime) * (s.position - meanPosition)
-      denominator += (s.time - meanTime) * (s.time - meanTime)
+  /// Gravity in O (m/s², pointing down) from timed camera positions and the specific force rotated
+  /// into O, as in visual-inertial initialisation: the position is `p(t) = p₀ + v₀·t + ½·g·t² + D(t)`
+  /// where `D` is the specific force integrated twice from the first position's time (piecewise
+  /// linear between samples, held beyond them). `p − D` is thus a quadratic in `t` on each axis, and
+  /// its least-squares fit over all the positions gives `g` (with `p₀` and `v₀`), which uses every
+  /// frame of the window rather than end-point velocities. Nil when the fit is degenerate.
+  package static func gravity(
+    positions: [(time: Double, position: SIMD3<Double>)],
+    specificForce: [(time: Double, value: SIMD3<Double>)]
+  ) -> SIMD3<Double>? {
+    guard let t0 = positions.first?.time, let tEnd = positions.last?.time, tEnd > t0,
+      !specificForce.isEmpty
+    else { return nil }
+    // The force at time t, piecewise linear over the samples and held beyond them.
+    var next = 0
+    func force(at t: Double) -> SIMD3<Double> {
+      while next < specificForce.count && specificForce[next].time <= t { next += 1 }
+      if next == 0 { return specificForce[0].value }
+      if next == specificForce.count { return specificForce[next - 1].value }
+      let (a, b) = (specificForce[next - 1], specificForce[next])
+      let w = b.time > a.time ? (t - a.time) / (b.time - a.time) : 1
+      return a.value + w * (b.value - a.value)
     }
-    return denominator > 0 ? numerator / denominator : .zero
+    // Integration knots: the sample times inside the window and the frame times, in order.
+    var knots = specificForce.map(\.time).filter { $0 > t0 && $0 < tEnd } + positions.map(\.time)
+    knots.sort()
+    var velocity = SIMD3<Double>.zero
+    var displacement = SIMD3<Double>.zero
+    var time = t0
+    var f = force(at: t0)
+    var frame = 0
+    // Normal equations of the per-axis fit y = c₀ + c₁·τ + c₂·τ²/2, τ = (t − t₀)/T (conditioning).
+    let span = tEnd - t0
+    var normal = simd_double3x3()
+    var right = simd_double3x3()  // column k: the right-hand side for axis k
+    for knot in knots {
+      let dt = knot - time
+      if dt > 0 {
+        let g = force(at: knot)
+        // Exact for a linearly varying force over the step.
+        displacement += velocity * dt + (2 * f + g) * (dt * dt / 6)
+        velocity += (f + g) * (dt / 2)
+        (time, f) = (knot, g)
+      }
+      while frame < positions.count && positions[frame].time <= time {
+        let tau = (positions[frame].time - t0) / span
+        let basis = SIMD3(1, tau, tau * tau / 2)
+        let y = positions[frame].position - displacement
+        normal += simd_double3x3(basis * basis.x, basis * basis.y, basis * basis.z)
+        right += simd_double3x3(basis * y.x, basis * y.y, basis * y.z)
+        frame += 1
+      }
+    }
+    guard abs(normal.determinant) > 1e-12 else { return nil }
+    let coefficients = normal.inverse * right  // column k: (c₀, c₁, c₂) of axis k
+    let g =
+      SIMD3(coefficients.columns.0.z, coefficients.columns.1.z, coefficients.columns.2.z) / (span * span)
+    return g.x.isFinite && g.y.isFinite && g.z.isFinite ? g : nil
   }
 }
