@@ -82,8 +82,9 @@ struct TapPlacementRun: Sendable {
     var tap: GroundTruthTap
     /// Whether the tap's view point lies within the phone's bounds (the rest is cropped by aspect fill).
     var onScreen: Bool
-    /// Whether the tap's true point lies on a plane the session had detected (within its boundary and
-    /// 3 cm of it), judged through the session-to-truth alignment.
+    /// Whether the tap's true point lies on a plane the session had detected (within 3 cm of it and at
+    /// least ``TapPlacementRun/boundaryMargin`` inside its boundary), judged through the
+    /// session-to-truth alignment.
     var onDetectedPlane: Bool
     /// The placed cup's world position mapped into the ground-truth world, when the tap hit.
     var placedInTruth: SIMD3<Double>?
@@ -223,7 +224,9 @@ struct TapPlacementRun: Sendable {
       let onPlane = p.planes.contains { plane in
         let local = RigidTransform(matrix: plane.transform).inverse.apply(to: inSession)
         let polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
-        return abs(local.y) < 0.03 && Polygon2D.contains(SIMD2(local.x, local.z), in: polygon)
+        let point = SIMD2(local.x, local.z)
+        return abs(local.y) < 0.03 && Polygon2D.contains(point, in: polygon)
+          && Self.distance(from: point, toBoundaryOf: polygon) >= Self.boundaryMargin
       }
       run.outcomes.append(
         Outcome(
@@ -251,6 +254,23 @@ struct TapPlacementRun: Sendable {
       }
     }
     return run
+  }
+
+  /// How far inside a detected plane's boundary a tap's true point must lie to count as on the plane,
+  /// metres: closer to the edge, the trajectory alignment's error (about 1 cm) decides the side.
+  static let boundaryMargin = 0.02
+
+  /// The distance from `point` to the nearest edge of `polygon` (closed), metres.
+  static func distance(from point: SIMD2<Double>, toBoundaryOf polygon: [SIMD2<Double>]) -> Double {
+    var nearest = Double.infinity
+    for (i, a) in polygon.enumerated() {
+      let b = polygon[(i + 1) % polygon.count]
+      let edge = b - a
+      let length = simd_length_squared(edge)
+      let t = length > 0 ? min(max(simd_dot(point - a, edge) / length, 0), 1) : 0
+      nearest = min(nearest, simd_distance(point, a + t * edge))
+    }
+    return nearest
   }
 
   /// A one-line summary of the placement figures.

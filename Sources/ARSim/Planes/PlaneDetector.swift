@@ -102,7 +102,7 @@ package final class PlaneDetector {
 
     ingest(input)
     statistics.touchedVoxels = touched.count
-    grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight)
+    grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight, viewpoint: finite(camera))
     if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1) {
       pendingNewPoints = 0
       detect(camera: camera)
@@ -151,7 +151,7 @@ package final class PlaneDetector {
   }
 
   /// Step 2: touched, stable, unexplained voxels join the nearest adjacent anchor plane.
-  private func grow(cameraHeight: Double) {
+  private func grow(cameraHeight: Double, viewpoint: SIMD3<Double>?) {
     let minimumObservations = Int32(clamping: options.minimumObservations)
     var candidates = map.voxels.withUnsafeBufferPointer { voxels in
       touched.filter { voxels[Int($0)].track == -1 && voxels[Int($0)].observations >= minimumObservations }
@@ -191,7 +191,7 @@ package final class PlaneDetector {
         if !progress || candidates.isEmpty { break }
       }
       for t in tracks.indices where !newPoints[t].isEmpty {
-        tracks[t].add(points: newPoints[t], cameraHeight: cameraHeight)
+        tracks[t].add(points: newPoints[t], cameraHeight: cameraHeight, viewpoint: viewpoint)
       }
     }
     for slot in candidates where map.announce(slot: slot) { pendingNewPoints += 1 }
@@ -232,13 +232,13 @@ package final class PlaneDetector {
       if candidate.alignment == .vertical && plane.signedDistance(to: camera) < 0 { plane = plane.flipped }
       if let t = existingTrack(for: candidate, plane: plane) {
         for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
-        tracks[t].add(points: candidate.positions, cameraHeight: cameraHeight)
+        tracks[t].add(points: candidate.positions, cameraHeight: cameraHeight, viewpoint: nil)
       } else {
         let t = tracks.count
         tracks.append(
           PlaneTrack(
             identifier: identifiers.next(), candidate: candidate, plane: plane, cameraHeight: cameraHeight,
-            frame: frame, cellSize: options.regionCellSize))
+            viewpoint: nil, frame: frame, cellSize: options.regionCellSize))
         for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
       }
     }
@@ -289,6 +289,11 @@ package final class PlaneDetector {
       while let next = merges.first(where: { $0.0 == final }) { final = next.1 }
       return (absorbed, final)
     }
+  }
+
+  /// `point` when all its coordinates are finite.
+  private func finite(_ point: SIMD3<Double>) -> SIMD3<Double>? {
+    point.x.isFinite && point.y.isFinite && point.z.isFinite ? point : nil
   }
 
   /// Step 5: classification by orientation and height; see ``PlaneDetectionOptions``.

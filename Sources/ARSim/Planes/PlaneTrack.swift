@@ -55,8 +55,8 @@ struct PlaneTrack {
   /// horizontal anchor's x axis runs along the rectangle's width, a vertical anchor's x axis is
   /// horizontal and its z axis points down.
   init(
-    identifier: UUID, candidate: PlaneCandidate, plane: Plane, cameraHeight: Double, frame: Int32,
-    cellSize: Double
+    identifier: UUID, candidate: PlaneCandidate, plane: Plane, cameraHeight: Double,
+    viewpoint: SIMD3<Double>?, frame: Int32, cellSize: Double
   ) {
     self.identifier = identifier
     self.alignment = candidate.alignment
@@ -88,7 +88,7 @@ struct PlaneTrack {
       SIMD4<Float>(SIMD4(x, 0)), SIMD4<Float>(SIMD4(y, 0)), SIMD4<Float>(SIMD4(z, 0)),
       SIMD4<Float>(SIMD4(origin, 1)))
     hull = []
-    add(points: candidate.positions, cameraHeight: cameraHeight)
+    add(points: candidate.positions, cameraHeight: cameraHeight, viewpoint: viewpoint)
   }
 
   // MARK: Frames
@@ -164,16 +164,22 @@ struct PlaneTrack {
   // MARK: Growth and merging
 
   /// Adds supporting points (world): moments, cells, hull, which side the camera saw it from; refits.
-  mutating func add(points: [SIMD3<Double>], cameraHeight: Double) {
+  ///
+  /// A depth point's error lies along its viewing ray, and where the ray meets the plane obliquely most
+  /// of that error is parallel to the plane: taken as they are, the outermost points of a noisy support
+  /// push the hull beyond the surface's edge (by two or three times the depth noise). So the hull takes
+  /// each point where the ray from `viewpoint` (the camera that saw it) through it meets the plane, as
+  /// long as that moves it at most ``maximumRaySnap`` times its distance from the plane; the moments
+  /// and cells take the points as measured.
+  mutating func add(points: [SIMD3<Double>], cameraHeight: Double, viewpoint: SIMD3<Double>?) {
     guard !points.isEmpty else { return }
     var outline = hull
     outline.reserveCapacity(hull.count + points.count)
     for p in points {
       moments.add(p)
-      let q = anchor2D(p)
-      outline.append(q)
-      let (cx, cy) = cell(q)
+      let (cx, cy) = cell(anchor2D(p))
       cells.insert(PlaneCells.key(cx, cy))
+      outline.append(anchor2D(viewpoint.map { onPlane(p, seenFrom: $0) } ?? p))
     }
     if alignment == .horizontal {
       if cameraHeight >= height { seenFromAbove += points.count } else { seenFromBelow += points.count }
@@ -181,6 +187,24 @@ struct PlaneTrack {
     hull = Polygon2D.convexHull(outline)
     refit()
     dirty = true
+  }
+
+  /// How far, as a multiple of a point's distance from the plane, ``onPlane(_:seenFrom:)`` may move it
+  /// along its ray (a ray within about 20° of the plane moves it further, and falls back to the
+  /// orthogonal projection).
+  static let maximumRaySnap = 3.0
+
+  /// Where the ray from `viewpoint` through `point` meets the plane; `point` itself when the ray runs
+  /// nearly parallel to the plane (see ``maximumRaySnap``).
+  func onPlane(_ point: SIMD3<Double>, seenFrom viewpoint: SIMD3<Double>) -> SIMD3<Double> {
+    let ray = point - viewpoint
+    let along = simd_dot(plane.normal, ray)
+    let distance = plane.signedDistance(to: point)
+    // point − t·ray lies on the plane for t = distance / along; it moves |t|·|ray|.
+    guard along.magnitude > 1e-12 else { return point }
+    let t = distance / along
+    guard (t * simd_length(ray)).magnitude <= Self.maximumRaySnap * distance.magnitude else { return point }
+    return point - t * ray
   }
 
   /// Refits the plane from the moments, keeping the previous one when the fit is degenerate.

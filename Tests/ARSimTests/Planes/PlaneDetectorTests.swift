@@ -41,6 +41,36 @@ struct PlaneDetectorTests {
     #expect(table.classification == .table)
   }
 
+  @Test("Depth noise along the viewing rays does not push the boundary beyond the surface's edges")
+  func boundaryUnderRayNoise() throws {
+    // A depth sensor's error lies along each ray; seen obliquely, the outermost noisy points of a table
+    // top lie centimetres beyond its edges. The boundary must stay within a few millimetres of them.
+    let table = TestRectangle.horizontal(y: 0.75, x: -0.4...0.4, z: -1.2...(-0.6))
+    let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 3)
+    var random = PlaneTestRandom(seed: 30)
+    for k in 0..<30 {
+      let camera = SIMD3(0.3 * sin(Double(k) / 5), 1.5, 0.4)
+      let points = table.points(spacing: 0.015, jitter: 0.007, noise: 0, random: &random).map { exact in
+        let p = SIMD3<Double>(exact)
+        let ray = simd_normalize(p - camera)
+        return SIMD3<Float>(p + 0.008 * random.gaussian() * ray)
+      }
+      _ = detector.process(
+        PlaneDetectionInput(
+          frameIndex: k, timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: camera),
+          featurePoints: [], depthPoints: points))
+    }
+    let anchor = try #require(horizontal(detector.anchors, near: 0.75))
+    #expect(detector.anchors.count == 1)
+    let facts = WorldPlaneFacts(anchor)
+    let overshoot =
+      facts.boundary.map { v in
+        max(-0.4 - v.x, v.x - 0.4, -1.2 - v.z, v.z + 0.6, 0)
+      }.max() ?? 1
+    #expect(overshoot < 0.004, "the boundary reaches \(overshoot) m beyond the table")
+    #expect(facts.intersectionOverUnion(with: table) > 0.95)
+  }
+
   @Test("Two tables at one height are two anchors")
   func twoTables() throws {
     let left = TestRectangle.horizontal(y: 0.75, x: -1.4...(-0.6), z: -2...(-1.4))
