@@ -145,9 +145,7 @@ package final class PlaneDetector {
         touched.append(slot)
       }
     }
-    for point in input.depthPoints {
-      if let slot = map.observe(SIMD3<Double>(point), frame: frame), slot >= 0 { touched.append(slot) }
-    }
+    map.observe(input.depthPoints, frame: frame, touched: &touched)
   }
 
   /// Step 2: touched, stable, unexplained voxels join the nearest adjacent anchor plane.

@@ -30,7 +30,7 @@ struct PlaneVoxel {
 }
 
 /// A bounded hash of voxels in world space. Voxels live in a slot array (iterated in slot order, which
-/// depends only on the sequence of operations, so results are deterministic); a dictionary maps voxel
+/// depends only on the sequence of operations, so results are deterministic); a ``VoxelIndex`` maps voxel
 /// coordinates to slots and is only ever used for lookups.
 struct PlaneVoxelMap {
   /// The voxel edge, metres.
@@ -38,7 +38,7 @@ struct PlaneVoxelMap {
   private let inverseSize: Double
   /// The slots; free ones have `track == -2`.
   private(set) var voxels: [PlaneVoxel] = []
-  private var slotOfKey: [Int64: Int32] = [:]
+  private var slotOfKey = VoxelIndex()
   private var freeSlots: [Int32] = []
   /// The number of live voxels.
   private(set) var count = 0
@@ -71,7 +71,7 @@ struct PlaneVoxelMap {
   /// stored (non-finite or absurdly far).
   mutating func observe(_ point: SIMD3<Double>, frame: Int32) -> Int32? {
     guard let key = key(of: point) else { return nil }
-    if let slot = slotOfKey[key] {
+    if let slot = slotOfKey.slot(of: key) {
       let i = Int(slot)
       if voxels[i].weight >= Self.weightCap {
         voxels[i].sum *= (Self.weightCap - 1) / Self.weightCap
@@ -96,14 +96,22 @@ struct PlaneVoxelMap {
       slot = Int32(voxels.count)
       voxels.append(voxel)
     }
-    slotOfKey[key] = slot
+    slotOfKey.insert(key, slot: slot)
     count += 1
     return slot
   }
 
+  /// Adds the points observed in `frame` (``observe(_:frame:)`` for each) and appends to `touched` the
+  /// slots of the voxels that got their first point of the frame.
+  mutating func observe(_ points: [SIMD3<Float>], frame: Int32, touched: inout [Int32]) {
+    for point in points {
+      if let slot = observe(SIMD3<Double>(point), frame: frame), slot >= 0 { touched.append(slot) }
+    }
+  }
+
   /// Whether the voxel holding `point` exists and has at least `minimumObservations` observations.
   func isStable(at point: SIMD3<Double>, minimumObservations: Int32) -> Bool {
-    guard let key = key(of: point), let slot = slotOfKey[key] else { return false }
+    guard let key = key(of: point), let slot = slotOfKey.slot(of: key) else { return false }
     return voxels[Int(slot)].observations >= minimumObservations
   }
 
@@ -124,7 +132,7 @@ struct PlaneVoxelMap {
   mutating func remove(slot: Int32) {
     let i = Int(slot)
     guard voxels[i].track != -2 else { return }
-    slotOfKey.removeValue(forKey: voxels[i].key)
+    slotOfKey.remove(voxels[i].key)
     voxels[i].track = -2
     freeSlots.append(slot)
     count -= 1
