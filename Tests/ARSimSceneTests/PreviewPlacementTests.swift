@@ -186,7 +186,8 @@ func truthFromSession(_ frame: ARFrame, _ recorded: RecordedFrame) -> RigidTrans
     }
     let inside = try #require(
       candidates.first { Polygon2D.contains(SIMD2(Double($0.x), Double($0.y)), in: polygon) })
-    let target = (plane.transform * SIMD4(inside.x, 0, inside.y, 1))
+    // On the plane's surface: a horizontal plane's geometry (and its centre) lies at the refined height.
+    let target = (plane.transform * SIMD4(inside.x, plane.center.y, inside.y, 1))
     let targetPoint = SIMD3(target.x, target.y, target.z)
     let touch = try #require(app.arView.project(targetPoint))
     #expect(app.arView.bounds.contains(touch))

@@ -271,8 +271,14 @@ extension ARFrame {
 }
 
 /// What a raycast needs of a plane anchor, derived once per frame (see ``PlaneRaycastCache``): the
-/// anchor's pose both ways in double precision, its boundary polygon in anchor space and a bounding
-/// radius for rejecting rays early.
+/// anchor's pose both ways in double precision, its boundary polygon in anchor space, the surface the
+/// boundary lies in, and a bounding radius for rejecting rays early.
+///
+/// The surface is the plane through the boundary vertices, `y = slope·(x, z) + height` in anchor space:
+/// the detector refines a plane as its support grows while the anchor's transform stays as first
+/// reported, and the geometry follows the refined plane (the floor's height settles by millimetres, a
+/// wall's direction by a fraction of a degree). Rays hit that surface, as they hit what an app draws
+/// from the geometry; an anchor whose vertices all have `y = 0` is hit on its `y = 0` plane.
 private struct PlaneRaycastGeometry {
   let plane: ARPlaneAnchor
   /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres.
@@ -280,21 +286,50 @@ private struct PlaneRaycastGeometry {
   let anchorFromWorld: RigidTransform
   /// The boundary vertices' (x, z) in anchor space, metres.
   let polygon: [SIMD2<Double>]
-  /// The largest distance of a boundary vertex from the anchor's y axis, metres (infinite when a
-  /// vertex is not finite): every point inside the polygon lies within it of the anchor's origin.
+  /// The surface `y = simd_dot(slope, (x, z)) + height` in anchor space.
+  let slope: SIMD2<Double>
+  let height: Double
+  /// The largest distance of a boundary vertex from the anchor's origin, metres (infinite when a
+  /// vertex is not finite): every point of the surface inside the polygon lies within it.
   let radius: Double
 
   init(_ plane: ARPlaneAnchor) {
     self.plane = plane
     worldFromAnchor = RigidTransform(matrix: plane.transform)
     anchorFromWorld = worldFromAnchor.inverse
-    polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
-    let radius = polygon.reduce(0.0) { max($0, simd_length($1)) }
-    self.radius =
-      radius.isFinite && polygon.allSatisfy { $0.x.isFinite && $0.y.isFinite } ? radius : .infinity
+    let vertices = plane.geometry.boundaryVertices.map(SIMD3<Double>.init)
+    polygon = vertices.map { SIMD2($0.x, $0.z) }
+    (slope, height) = Self.surface(through: vertices)
+    let radius = vertices.reduce(0.0) { max($0, simd_length($1)) }
+    self.radius = radius.isFinite ? radius : .infinity
   }
 
-  /// The hit of a ray on the anchor's plane (its y = 0), within its boundary polygon when `bounded`.
+  /// The least-squares plane `y = slope·(x, z) + height` through `vertices`; the `y = 0` plane when
+  /// they are fewer than three, collinear in (x, z) or not finite.
+  static func surface(through vertices: [SIMD3<Double>]) -> (slope: SIMD2<Double>, height: Double) {
+    guard vertices.count >= 3, vertices.allSatisfy({ $0.x.isFinite && $0.y.isFinite && $0.z.isFinite })
+    else { return (.zero, 0) }
+    let mean = vertices.reduce(SIMD3<Double>.zero, +) / Double(vertices.count)
+    var xx = 0.0
+    var xz = 0.0
+    var zz = 0.0
+    var xy = 0.0
+    var zy = 0.0
+    for v in vertices {
+      let d = v - mean
+      xx += d.x * d.x
+      xz += d.x * d.z
+      zz += d.z * d.z
+      xy += d.x * d.y
+      zy += d.z * d.y
+    }
+    let determinant = xx * zz - xz * xz
+    guard determinant > 1e-12 * max(xx * zz, 1e-30) else { return (.zero, 0) }
+    let slope = SIMD2((zz * xy - xz * zy) / determinant, (xx * zy - xz * xy) / determinant)
+    return (slope, mean.y - simd_dot(slope, SIMD2(mean.x, mean.z)))
+  }
+
+  /// The hit of a ray on the anchor's surface, within its boundary polygon when `bounded`.
   func hit(origin: SIMD3<Double>, direction: SIMD3<Double>, bounded: Bool)
     -> (transform: simd_float4x4, distance: Double)?
   {
@@ -310,8 +345,10 @@ private struct PlaneRaycastGeometry {
     }
     let o = anchorFromWorld.apply(to: origin)
     let d = anchorFromWorld.rotate(direction)
-    guard abs(d.y) > 1e-9 else { return nil }
-    let t = -o.y / d.y
+    // o + t·d on y = slope·(x, z) + height.
+    let rate = d.y - simd_dot(slope, SIMD2(d.x, d.z))
+    guard abs(rate) > 1e-9 * simd_length(d) else { return nil }
+    let t = (simd_dot(slope, SIMD2(o.x, o.z)) + height - o.y) / rate
     guard t > 0, t.isFinite else { return nil }
     let local = o + t * d
     if bounded {
