@@ -10,8 +10,9 @@
 struct PlaneVoxel {
   /// The weighted sum of the points, metres (world).
   var sum: SIMD3<Double>
-  /// The weight of `sum`: the number of points, capped so that the mean follows a refined landmark.
-  var weight: Double
+  /// The weight of `sum`: the number of points, capped so that the mean follows a refined landmark
+  /// (a small whole number, exact in a `Float`, which keeps the voxel to one 64-byte stride).
+  var weight: Float
   /// Observations so far (saturating).
   var observations: Int32
   /// The detector frame (1, 2, ...) in which the voxel was last observed.
@@ -26,7 +27,7 @@ struct PlaneVoxel {
   var key: Int64
 
   /// The mean position, metres (world).
-  var position: SIMD3<Double> { sum / weight }
+  var position: SIMD3<Double> { sum / Double(weight) }
 }
 
 /// A bounded hash of voxels in world space. Voxels live in a slot array (iterated in slot order, which
@@ -44,7 +45,7 @@ struct PlaneVoxelMap {
   private(set) var count = 0
 
   /// The weight at which a voxel's mean starts to forget old points.
-  static let weightCap = 32.0
+  static let weightCap: Float = 32
   private static let offset: Int64 = 1 << 20
 
   init(voxelSize: Double) {
@@ -74,7 +75,7 @@ struct PlaneVoxelMap {
     if let slot = slotOfKey.slot(of: key) {
       let i = Int(slot)
       if voxels[i].weight >= Self.weightCap {
-        voxels[i].sum *= (Self.weightCap - 1) / Self.weightCap
+        voxels[i].sum *= Double((Self.weightCap - 1) / Self.weightCap)
         voxels[i].weight = Self.weightCap - 1
       }
       voxels[i].sum += point

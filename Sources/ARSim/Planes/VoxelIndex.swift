@@ -9,9 +9,13 @@
 /// lookups go through the index: which slot a voxel gets does not depend on it, so results are the same
 /// as with any other map.
 package struct VoxelIndex {
-  /// Keys of the table; `empty` marks a free bucket.
-  private var keys: [Int64]
-  private var slots: [Int32]
+  /// A bucket: the key (``empty`` when free) and its slot, side by side so one cache line holds both.
+  private struct Bucket {
+    var key: Int64
+    var slot: Int32
+  }
+
+  private var buckets: [Bucket]
   private var shift: UInt64
   package private(set) var count = 0
 
@@ -19,8 +23,7 @@ package struct VoxelIndex {
   private static let empty: Int64 = -1
 
   package init() {
-    keys = [Int64](repeating: Self.empty, count: 1024)
-    slots = [Int32](repeating: 0, count: 1024)
+    buckets = [Bucket](repeating: Bucket(key: Self.empty, slot: 0), count: 1024)
     shift = 64 - 10
   }
 
@@ -38,13 +41,13 @@ package struct VoxelIndex {
   /// The slot stored for `key`, or nil.
   @inline(__always)
   package func slot(of key: Int64) -> Int32? {
-    keys.withUnsafeBufferPointer { keys in
-      let mask = keys.count - 1
+    buckets.withUnsafeBufferPointer { buckets in
+      let mask = buckets.count - 1
       var b = bucket(key)
       while true {
-        let k = keys[b]
-        if k == key { return slots[b] }
-        if k == Self.empty { return nil }
+        let entry = buckets[b]
+        if entry.key == key { return entry.slot }
+        if entry.key == Self.empty { return nil }
         b = (b + 1) & mask
       }
     }
@@ -52,44 +55,41 @@ package struct VoxelIndex {
 
   /// Stores `slot` for `key`, which must not be in the index.
   package mutating func insert(_ key: Int64, slot: Int32) {
-    if 2 * (count + 1) > keys.count { grow() }
-    let mask = keys.count - 1
+    if 2 * (count + 1) > buckets.count { grow() }
+    let mask = buckets.count - 1
     var b = bucket(key)
-    while keys[b] != Self.empty { b = (b + 1) & mask }
-    keys[b] = key
-    slots[b] = slot
+    while buckets[b].key != Self.empty { b = (b + 1) & mask }
+    buckets[b] = Bucket(key: key, slot: slot)
     count += 1
   }
 
   /// Removes `key` if present, shifting later members of its probe run back so lookups stay correct.
   package mutating func remove(_ key: Int64) {
-    let mask = keys.count - 1
+    let mask = buckets.count - 1
     var hole = bucket(key)
-    while keys[hole] != key {
-      if keys[hole] == Self.empty { return }
+    while buckets[hole].key != key {
+      if buckets[hole].key == Self.empty { return }
       hole = (hole + 1) & mask
     }
     var next = (hole + 1) & mask
-    while keys[next] != Self.empty {
-      let home = bucket(keys[next])
+    while buckets[next].key != Self.empty {
+      let home = bucket(buckets[next].key)
       // Move the entry at `next` into the hole unless its home lies cyclically in (hole, next].
       if (next - home) & mask >= (next - hole) & mask {
-        keys[hole] = keys[next]
-        slots[hole] = slots[next]
+        buckets[hole] = buckets[next]
         hole = next
       }
       next = (next + 1) & mask
     }
-    keys[hole] = Self.empty
+    buckets[hole].key = Self.empty
     count -= 1
   }
 
   private mutating func grow() {
-    let (oldKeys, oldSlots) = (keys, slots)
-    keys = [Int64](repeating: Self.empty, count: 2 * oldKeys.count)
-    slots = [Int32](repeating: 0, count: 2 * oldKeys.count)
+    let old = buckets
+    buckets = [Bucket](repeating: Bucket(key: Self.empty, slot: 0), count: 2 * old.count)
     shift -= 1
     count = 0
-    for (key, slot) in zip(oldKeys, oldSlots) where key != Self.empty { insert(key, slot: slot) }
+    for entry in old where entry.key != Self.empty { insert(entry.key, slot: entry.slot) }
   }
 }
