@@ -46,18 +46,24 @@ public struct TrackedFrame: Sendable, Hashable {
   public var state: String
   /// Whether the frame has a tracked pose.
   public var isTracked: Bool
+  /// Whether the frame has a pose at all: tracked, or one measured while initialising (a monocular
+  /// camera that has not moved measurably: rotation only, position held). At least `isTracked`.
+  public var hasPose: Bool
   /// The estimated `worldFromOptical` pose, session world.
   public var estimate: RigidTransform
   /// The ground-truth `worldFromOptical` pose, ground-truth world, when known.
   public var groundTruth: RigidTransform?
 
-  /// A frame from its values (see the properties for units and frames).
+  /// A frame from its values (see the properties for units and frames); `hasPose` defaults to
+  /// `isTracked` and is true whenever `isTracked` is.
   public init(
-    timestamp: Double, state: String, isTracked: Bool, estimate: RigidTransform, groundTruth: RigidTransform?
+    timestamp: Double, state: String, isTracked: Bool, hasPose: Bool? = nil, estimate: RigidTransform,
+    groundTruth: RigidTransform?
   ) {
     self.timestamp = timestamp
     self.state = state
     self.isTracked = isTracked
+    self.hasPose = isTracked || hasPose == true
     self.estimate = estimate
     self.groundTruth = groundTruth
   }
@@ -84,9 +90,27 @@ public struct TrackingEvaluation: Sendable, Hashable {
   public var rpe: ErrorStatistics?
   /// Length of the ground-truth path over the tracked frames, metres.
   public var pathLength: Double?
+  /// The number of frames with a pose (``TrackedFrame/hasPose``): the tracked ones and those measured
+  /// while initialising.
+  public var poseCount = 0
+  /// The largest distance of the estimated camera (optical centre) from its first pose, over the frames
+  /// with a pose, in the session world without alignment: metres, or the unit of the initial baseline
+  /// for unscaled monocular tracking. It reads drift and jitter where the camera barely moves, which the
+  /// ATE cannot (an alignment to a still trajectory is degenerate). Nil without frames with a pose.
+  public var maxDistanceFromStart: Double?
+  /// The same for the ground truth: the largest distance of the true camera from its pose at the first
+  /// frame with a pose and ground truth, over the frames with both, metres. Nil without such frames.
+  public var groundTruthMaxDistanceFromStart: Double?
 }
 
-/// Scores tracking: tracked fraction, state time line, and, with at least three tracked frames with
+/// The largest distance of `positions` from the first one; nil when empty.
+func maxDistanceFromFirst(_ positions: [SIMD3<Double>]) -> Double? {
+  guard let first = positions.first else { return nil }
+  return positions.map { simd_length($0 - first) }.max()
+}
+
+/// Scores tracking: tracked fraction, state time line, the largest distance from the first pose (estimate
+/// and ground truth, over the frames with a pose), and, with at least three tracked frames with
 /// ground truth, ATE (after SE(3) alignment, or Sim(3) when `withScale`) and RPE over one frame (after
 /// the same alignment, so that a monocular estimate's scale is corrected), as evo defines them. The alignment is kept: it maps the session world into the ground-truth world, for
 /// scoring planes and raycasts.
@@ -98,6 +122,10 @@ public func evaluateTracking(_ frames: [TrackedFrame], withScale: Bool) throws -
     frameCount: frames.count, trackedCount: tracked.count,
     trackedFraction: frames.isEmpty ? nil : Double(tracked.count) / Double(frames.count),
     states: trackingStateSpans(timestamps: frames.map(\.timestamp), states: frames.map(\.state)))
+  let posed = frames.filter(\.hasPose)
+  result.poseCount = posed.count
+  result.maxDistanceFromStart = maxDistanceFromFirst(posed.map(\.estimate.translation))
+  result.groundTruthMaxDistanceFromStart = maxDistanceFromFirst(posed.compactMap(\.groundTruth?.translation))
   let pairs = tracked.filter { $0.groundTruth != nil }
   guard pairs.count >= 3 else { return result }
   let reference = Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map { $0.groundTruth! })
@@ -346,6 +374,12 @@ public enum EvaluationReport {
     } else {
       lines.append("accuracy: no ground truth to compare with")
     }
+    if let distance = tracking.maxDistanceFromStart {
+      lines.append(
+        "max distance from the first pose: estimate \(fixed(distance, 4)) m, ground truth"
+          + " \(optional(tracking.groundTruthMaxDistanceFromStart, " m", 4)) over \(tracking.poseCount) frames"
+          + " with a pose")
+    }
     if let rpe = tracking.rpe {
       lines.append(
         "RPE (1 frame): rmse \(fixed(rpe.rmse, 4)) m, median \(fixed(rpe.median, 4)) m, max \(fixed(rpe.max, 4)) m"
@@ -483,6 +517,9 @@ public enum EvaluationReport {
           ("alignment", tracking.alignmentKind.map { .string($0.rawValue) } ?? .null),
           ("scale", .number(tracking.alignment?.scale)), ("pathLength", .number(tracking.pathLength)),
           ("ate", statisticsJSON(tracking.ate)), ("rpe", statisticsJSON(tracking.rpe)),
+          ("withPose", .int(tracking.poseCount)),
+          ("maxDistanceFromStart", .number(tracking.maxDistanceFromStart)),
+          ("groundTruthMaxDistanceFromStart", .number(tracking.groundTruthMaxDistanceFromStart)),
         ])
       ),
       ("planes", recording.planes.map(planesJSON) ?? .null),

@@ -14,7 +14,10 @@ enum EvalCommand {
     against the recording's ground truth. Per recording:
       tracking  ATE (RMSE of optical-frame positions after SE(3) Umeyama alignment over the tracked
                 frames; Sim(3) in monocular mode), RPE over consecutive tracked frames (evo's
-                definitions), the fraction of frames tracked, the tracking-state time line
+                definitions), the fraction of frames tracked, the tracking-state time line, the
+                largest distance of the camera from its first pose, estimated (session world, no
+                alignment) and true, over the frames with a pose (tracked, or rotation-only while
+                a monocular map initialises)
       planes    (planes.json) each ground-truth plane matched to the final anchors by normal angle
                 (<= 10 deg), offset of the anchor's centre (<= 5 cm) and overlap of the polygons in the
                 ground-truth plane; precision (anchors matching a plane), recall (planes of >= 0.25 m2
@@ -126,7 +129,7 @@ enum EvalCommand {
     let tracking = try evaluateTracking(
       run.frames.map {
         TrackedFrame(
-          timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked,
+          timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
           estimate: $0.worldFromOptical,
           groundTruth: $0.groundTruth)
       }, withScale: isMono)

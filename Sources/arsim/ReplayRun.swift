@@ -9,6 +9,11 @@ final class ReplayRun {
     var index: Int
     var timestamp: Double
     var state: ARCamera.TrackingState
+    /// What carried the pose (nil when the session did not say).
+    var poseSource: PoseSource?
+    /// Whether gravity had fixed the session world by this frame (before, an initialising frame's
+    /// orientation is provisional).
+    var isWorldFixed: Bool
     /// The camera's optical frame in the session world.
     var worldFromOptical: RigidTransform
     /// The camera's optical frame in the ground-truth world, when known.
@@ -26,6 +31,13 @@ final class ReplayRun {
       case .normal, .limited(.insufficientFeatures), .limited(.excessiveMotion): true
       default: false
       }
+    }
+
+    /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
+    /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
+    /// position is held) in the fixed world.
+    var hasPose: Bool {
+      isTracked || (state == .limited(.initializing) && poseSource == .rotation && isWorldFixed)
     }
   }
 
@@ -136,6 +148,7 @@ final class ReplayRun {
       guard let recorded = replay.lastFrame, let frame = session.currentFrame else { continue }
       var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
+        poseSource: frame.poseSource, isWorldFixed: session.gravitySource != nil,
         worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
         groundTruth: recorded.groundTruth, readSeconds: replay.lastReadSeconds,
         timings: session.trackingTimings,
@@ -150,7 +163,8 @@ final class ReplayRun {
         let p = record.worldFromOptical.translation
         printError(
           String(
-            format: "%d %@ points %d anchors %d at %.3f %.3f %.3f", recorded.index, "\(record.state)",
+            format: "%d %@ %@ points %d anchors %d at %.3f %.3f %.3f", recorded.index, "\(record.state)",
+            record.poseSource?.rawValue ?? "-",
             frame.rawFeaturePoints?.count ?? 0, frame.anchors.count, p.x, p.y, p.z))
       }
       progress.update(frames.count)
@@ -178,10 +192,11 @@ final class ReplayRun {
     return spans.map { String(format: "%@ %.2f s", $0.name, $0.end - $0.start) }.joined(separator: " > ")
   }
 
-  /// Writes the tracked frames' optical poses as a TUM trajectory (atomically).
+  /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
+  /// (atomically).
   func writeTrajectory(to path: String) throws {
     let file = try TrajectoryFile(path: path)
-    for frame in frames where frame.isTracked {
+    for frame in frames where frame.hasPose {
       try file.write(timestamp: frame.timestamp, worldFromOptical: frame.worldFromOptical)
     }
     try file.close()

@@ -125,6 +125,56 @@ import Testing
     #expect(short.ate == nil)
   }
 
+  @Test func distanceFromTheFirstPoseCountsFramesWithAPose() throws {
+    // A still camera measured while initialising (rotation only), then tracked; the first frame and a
+    // relocalising one have no pose and are left out.
+    let truth = { (x: Double) in RigidTransform(translation: SIMD3(x, 1, 0)) }
+    let frames = [
+      TrackedFrame(
+        timestamp: 0, state: "limited:initializing", isTracked: false,
+        estimate: RigidTransform(translation: SIMD3(5, 0, 0)), groundTruth: truth(9)),
+      TrackedFrame(
+        timestamp: 0.1, state: "limited:initializing", isTracked: false, hasPose: true,
+        estimate: RigidTransform(translation: SIMD3(0.01, 0, 0)), groundTruth: truth(0.002)),
+      TrackedFrame(
+        timestamp: 0.2, state: "limited:initializing", isTracked: false, hasPose: true,
+        estimate: RigidTransform(translation: SIMD3(0.01, 0, 0)), groundTruth: nil),
+      TrackedFrame(
+        timestamp: 0.3, state: "limited:relocalizing", isTracked: false,
+        estimate: RigidTransform(translation: SIMD3(-4, 0, 0)), groundTruth: truth(7)),
+      TrackedFrame(
+        timestamp: 0.4, state: "normal", isTracked: true, hasPose: false,
+        estimate: RigidTransform(translation: SIMD3(0.01, 0.03, 0.04)), groundTruth: truth(0.005)),
+    ]
+    #expect(frames.map(\.hasPose) == [false, true, true, false, true])
+    let result = try evaluateTracking(frames, withScale: true)
+    #expect(result.trackedCount == 1)
+    #expect(result.poseCount == 3)
+    #expect(abs((result.maxDistanceFromStart ?? 0) - 0.05) < 1e-12)
+    #expect(abs((result.groundTruthMaxDistanceFromStart ?? 0) - 0.003) < 1e-12)
+    #expect(result.ate == nil, "no alignment from one tracked frame")
+    let text = EvaluationReport.text([
+      RecordingEvaluation(
+        recording: "still", mode: "mono", gravitySource: nil, notes: [], tracking: result, planes: nil,
+        raycasts: nil)
+    ])
+    #expect(
+      text.contains(
+        "max distance from the first pose: estimate 0.0500 m, ground truth 0.0030 m over 3 frames with a pose"
+      ))
+    let json = EvaluationReport.json([
+      RecordingEvaluation(
+        recording: "still", mode: "mono", gravitySource: nil, notes: [], tracking: result, planes: nil,
+        raycasts: nil)
+    ])
+    #expect(json.contains(#""withPose":3,"maxDistanceFromStart":0.0"#))
+    // Without frames with a pose there is nothing to measure.
+    let none = try evaluateTracking(Array(frames.prefix(1)), withScale: true)
+    #expect(none.poseCount == 0)
+    #expect(none.maxDistanceFromStart == nil)
+    #expect(none.groundTruthMaxDistanceFromStart == nil)
+  }
+
   @Test func batchWorstDependsOnTheDirection() throws {
     let frames = [
       frame(0, "normal", 0, truth: 0), frame(0.1, "normal", 0.1, truth: 0.1),

@@ -41,10 +41,13 @@ public final class ARFrame: Sendable {
   public let sceneDepth: ARDepthData?
   /// Index of the frame in the recording (ARSim's addition).
   public let frameIndex: Int
+  /// What carried the camera's pose, when a session's tracker made the frame (ARSim's addition, for
+  /// the replay's trajectory and evaluation).
+  package let poseSource: PoseSource?
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage, sceneDepth: ARDepthData?, frameIndex: Int
+    capturedImage: CapturedImage, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil
   ) {
     self.timestamp = timestamp
     self.camera = camera
@@ -53,6 +56,7 @@ public final class ARFrame: Sendable {
     self.capturedImage = capturedImage
     self.sceneDepth = sceneDepth
     self.frameIndex = frameIndex
+    self.poseSource = poseSource
   }
 
   /// The transform from normalized image coordinates (0...1, origin at the captured image's

@@ -211,7 +211,8 @@ public final class ARSession: @unchecked Sendable {
         let frame = ARFrame(
           timestamp: recorded.timestamp, camera: camera, anchors: planeAnchors + userAnchors,
           rawFeaturePoints: features, capturedImage: recorded.image,
-          sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index)
+          sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
+          poseSource: tracked.source)
         _currentFrame = frame
         let stateChanged = lastTrackingState != state
         lastTrackingState = state

@@ -12,7 +12,8 @@ public enum ScaleSource: String, Sendable, Codable {
 
 /// Monocular visual odometry: two-view initialisation through the essential matrix,
 /// triangulation, PnP against the map, and new landmarks triangulated from each feature's first
-/// observation once the parallax is large enough.
+/// observation once the parallax is large enough. Before the map exists, a rotation-only model
+/// measures the camera's rotation while it has not translated measurably (its position held).
 final class MonoOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
@@ -25,6 +26,11 @@ final class MonoOdometry: Odometry {
   private var firstDepth: DepthImage?
   private var initialized = false
   private var pose = RigidTransform.identity
+  /// Before initialisation: O from the camera of the reference frame, where the current candidates
+  /// were detected (the first view of the two-view initialisation).
+  private var referencePose = RigidTransform.identity
+  /// Before initialisation: the number of tracks detected in the reference frame.
+  private var referenceTrackCount = 0
   private var previousPose: RigidTransform?
   private var framesWithoutMeasurement = 0
   private var frameIndex = 0
@@ -53,6 +59,38 @@ final class MonoOdometry: Odometry {
   /// Smallest angle between the two rays of a new landmark.
   private let minTriangulationDegrees = 1.0
 
+  /// Fewest tracks that must agree with a rotation-only pose (as for the two-view initialisation).
+  private let minRotationTracks = 50
+  /// Tracks farther than this from the first rotation-only fit, in pixels, are left out of the refit.
+  private let rotationOutlierPixels = 3.0
+  /// Smallest fraction of the tracks within ``rotationOutlierPixels`` of a rotation-only pose. A
+  /// still camera loses a few tracks to KLT errors (EuRoC V1_01's still start: under 1%); a
+  /// translating one sees the near points' parallax exceed the outlier bound (KITTI's and the
+  /// synthetic sessions' first moving frames keep 79-87%).
+  private let minRotationInlierFraction = 0.9
+  /// Largest median residual of the inliers of a rotation-only pose, pixels. A still camera's KLT
+  /// tracks agree with a rotation to 0.01-0.13 px (EuRoC V1_01); turning on the spot leaves up to
+  /// ~1 px after tens of degrees (patches deform under the turn and KLT drifts); translation shows as
+  /// parallax the rotation cannot absorb.
+  private let maxRotationResidual = 1.0
+  /// Smallest parallax a rotation cannot explain (median residual of the rotation fit over all
+  /// tracks, pixels) for the two-view initialisation: below it the baseline is too short to
+  /// triangulate reliably, however far the features moved by turning.
+  private let minInitialTranslationParallax = 3.0
+
+  /// The rotation-only model's fit of the tracks from the reference frame to the current one.
+  private struct RotationFit {
+    /// O from the current camera: the reference frame's position, the fitted rotation.
+    var oFromCamera: RigidTransform
+    /// Tracks within ``rotationOutlierPixels`` of the fit, of `count`.
+    var inliers: Int
+    var count: Int
+    /// Median residual of the inliers, pixels.
+    var inlierResidual: Double
+    /// Median residual of all the tracks, pixels: the parallax the rotation does not explain.
+    var unexplainedParallax: Double
+  }
+
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
     self.intrinsics = intrinsics
     self.options = options
@@ -69,23 +107,37 @@ final class MonoOdometry: Odometry {
       frameIndex += 1
     }
     guard let previousPyramid, let pyramid else {
-      firstDepth = depth
-      addCandidates(gray: gray)
-      return result(.initializing, .origin, 0)
+      if initialized {
+        firstDepth = depth
+        addCandidates(gray: gray)
+      } else {
+        restartInitialization(gray: gray, depth: depth)
+      }
+      return result(.initializing, frameIndex == 0 ? .origin : .prediction, 0)
     }
     if !initialized {
       tracks.track(from: previousPyramid, to: pyramid) { _ in nil }
       let alive = Set(tracks.ids)
       candidates = candidates.filter { alive.contains($0.key) }
-      if tryInitialize(gray: gray) { return result(.normal, .features, landmarks.count) }
-      if tracks.count < 50 {
-        // Too few tracks survive: restart the two-view initialisation from this frame.
-        tracks.removeAll()
-        candidates.removeAll()
-        firstDepth = depth
-        addCandidates(gray: gray)
+      // While a rotation explains the tracks, the camera has not translated measurably and two views
+      // cannot triangulate: the map does not exist yet and the frame stays initialising, with the
+      // measured rotation. Once the rotation leaves enough parallax unexplained, the two-view
+      // initialisation is tried; until it succeeds, the last pose is held.
+      let fit = fitRotation()
+      let rotated = fit.flatMap { isRotationOnly($0) ? $0 : nil }
+      let translated = fit.map { $0.unexplainedParallax >= minInitialTranslationParallax } ?? true
+      if rotated == nil, translated, tryInitialize(gray: gray) {
+        return result(.normal, .features, landmarks.count)
       }
-      return result(.initializing, .origin, 0)
+      if let rotated { pose = rotated.oFromCamera }
+      let turningAway =
+        rotated != nil && tracks.count < 2 * minRotationTracks && tracks.count < referenceTrackCount / 2
+      if tracks.count < 50 || turningAway {
+        // Too few tracks survive (or soon will: most have left as the camera turns): restart the
+        // two-view initialisation from this frame, while its rotation is still measured.
+        restartInitialization(gray: gray, depth: depth)
+      }
+      return result(.initializing, rotated == nil ? .prediction : .rotation, rotated?.inliers ?? 0)
     }
 
     let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
@@ -142,6 +194,64 @@ final class MonoOdometry: Odometry {
       oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
   }
 
+  /// Makes this frame the reference of the two-view initialisation: drops the tracks and detects new
+  /// candidates at the current pose.
+  private func restartInitialization(gray: GrayImage, depth: DepthImage?) {
+    tracks.removeAll()
+    candidates.removeAll()
+    firstDepth = depth
+    referencePose = pose
+    addCandidates(gray: gray)
+    referenceTrackCount = tracks.count
+  }
+
+  /// The rotation-only model: the rotation from the reference frame to this one that best turns the
+  /// candidates' bearings there into their bearings here (``rotationAligning(_:to:)``), refitted once
+  /// without the tracks it misses by more than ``rotationOutlierPixels``. Nil with fewer than
+  /// ``minRotationTracks`` tracks, or when they do not determine a rotation.
+  private func fitRotation() -> RotationFit? {
+    var reference: [SIMD3<Double>] = []
+    var current: [SIMD3<Double>] = []
+    var pixels: [SIMD2<Double>] = []
+    for (i, id) in tracks.ids.enumerated() {
+      guard let candidate = candidates[id] else { continue }
+      reference.append(bearing(candidate.pixel))
+      current.append(bearing(tracks.pixels[i]))
+      pixels.append(SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y)))
+    }
+    // Pixels from rotating reference bearings into the current camera (infinite behind it).
+    func residuals(_ currentFromReference: simd_quatd, _ indices: [Int]) -> [Double] {
+      indices.map { k in
+        let p = currentFromReference.act(reference[k])
+        return p.z > 1e-6 ? simd_length(tracks.pinhole.project(p) - pixels[k]) : .infinity
+      }
+    }
+    guard reference.count >= minRotationTracks, let first = rotationAligning(reference, to: current) else {
+      return nil
+    }
+    let all = Array(reference.indices)
+    let kept = zip(all, residuals(first, all)).filter { $0.1 < rotationOutlierPixels }.map(\.0)
+    let rotation =
+      kept.count >= 3
+      ? rotationAligning(kept.map { reference[$0] }, to: kept.map { current[$0] }) ?? first : first
+    let everyResidual = residuals(rotation, all)
+    let inlierResiduals = kept.map { everyResidual[$0] }.sorted()
+    let sorted = everyResidual.sorted()
+    let referenceFromCurrent = RigidTransform(rotation: rotation.inverse, translation: .zero)
+    return RotationFit(
+      oFromCamera: referencePose * referenceFromCurrent, inliers: kept.count, count: all.count,
+      inlierResidual: inlierResiduals.isEmpty ? .infinity : inlierResiduals[inlierResiduals.count / 2],
+      unexplainedParallax: sorted[sorted.count / 2])
+  }
+
+  /// Whether a rotation fit says the camera has not translated measurably since the reference frame:
+  /// at least ``minRotationTracks`` inliers, making ``minRotationInlierFraction`` of the tracks, with a
+  /// median residual below ``maxRotationResidual``.
+  private func isRotationOnly(_ fit: RotationFit) -> Bool {
+    fit.inliers >= minRotationTracks && Double(fit.inliers) >= minRotationInlierFraction * Double(fit.count)
+      && fit.inlierResidual < maxRotationResidual
+  }
+
   private func addCandidates(gray: GrayImage) {
     let cameraFromO = pose.inverse
     let wanted = max(options.targetFeatures - tracks.count, options.targetFeatures / 4)
@@ -153,7 +263,9 @@ final class MonoOdometry: Odometry {
     }
   }
 
-  /// Two-view initialisation against the frame where the candidates were detected.
+  /// Two-view initialisation against the reference frame, where the candidates were detected: the
+  /// relative pose and the landmarks come out in the reference camera's frame, and are moved into O
+  /// by the reference frame's pose.
   private func tryInitialize(gray: GrayImage) -> Bool {
     var first: [SIMD2<Double>] = []
     var current: [SIMD2<Double>] = []
@@ -205,10 +317,13 @@ final class MonoOdometry: Odometry {
       scale = 1
       scaleSource = .unscaled
     }
-    for (id, p, _) in triangulated { landmarks[id] = p * scale }
-    let cameraFromO = RigidTransform(currentFromFirst)
+    for (id, p, _) in triangulated { landmarks[id] = referencePose.apply(to: p * scale) }
+    let currentFromReference = RigidTransform(currentFromFirst)
     pose =
-      RigidTransform(rotation: cameraFromO.rotation, translation: cameraFromO.translation * scale).inverse
+      referencePose
+      * RigidTransform(
+        rotation: currentFromReference.rotation, translation: currentFromReference.translation * scale
+      ).inverse
     previousPose = nil
     let known = Set(triangulated.map(\.0))
     let trackIDs = tracks.ids
@@ -296,8 +411,14 @@ final class MonoOdometry: Odometry {
 
   /// Unit viewing ray of a pixel in O.
   private func ray(_ pixel: SIMD2<Float>, _ cameraFromO: RigidTransform) -> SIMD3<Double> {
-    let d = SIMD3(
-      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy, 1)
-    return simd_normalize(cameraFromO.inverse.rotate(d))
+    cameraFromO.inverse.rotate(bearing(pixel))
+  }
+
+  /// Unit viewing ray of a pixel in the camera's optical frame.
+  private func bearing(_ pixel: SIMD2<Float>) -> SIMD3<Double> {
+    simd_normalize(
+      SIMD3(
+        (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy,
+        1))
   }
 }

@@ -17,10 +17,14 @@ package enum PoseSource: String, Sendable, Equatable {
   case depth
   /// Recovered against a keyframe after tracking was lost.
   case relocalization
-  /// Nothing measured it: constant-velocity prediction, or the last pose while relocalising.
+  /// Nothing measured it: constant-velocity prediction, or the last pose held (while relocalising, or
+  /// while initialising without a rotation-only fit).
   case prediction
   /// The first frame: the pose is the origin by definition.
   case origin
+  /// Rotation only: the camera has not moved measurably since the reference frame (monocular, before
+  /// the map exists); the rotation is fitted to the tracked features' bearings, the position held.
+  case rotation
 }
 
 /// One frame's result from an odometry front end, in the odometry frame O (the first camera's
