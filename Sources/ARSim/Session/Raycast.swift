@@ -136,10 +136,11 @@ extension ARSession {
     switch query.target {
     case .existingPlaneGeometry, .existingPlaneInfinite:
       let bounded = query.target == .existingPlaneGeometry
-      for geometry in planeRaycastCache.planes(of: frame) {
-        let plane = geometry.plane
+      let planes = planeRaycastCache.planes(of: frame)
+      for i in planes.indices {
+        let plane = planes[i].plane
         guard Self.matches(plane.alignment, query.targetAlignment),
-          let hit = geometry.hit(origin: origin, direction: direction, bounded: bounded)
+          let hit = planes[i].hit(origin: origin, direction: direction, bounded: bounded)
         else { continue }
         results.append(
           ARRaycastResult(
@@ -154,7 +155,11 @@ extension ARSession {
         results.append(hit)
       }
     }
-    return results.sorted { $0.distance < $1.distance }
+    // Nearest first, ties in anchor order; sorting indices moves 8 bytes a swap instead of a result.
+    let order = results.indices.sorted {
+      results[$0].distance < results[$1].distance || (results[$0].distance == results[$1].distance && $0 < $1)
+    }
+    return order.map { results[$0] }
   }
 
   /// Starts a raycast that the session re-evaluates after every frame, calling `updateHandler` with
@@ -281,9 +286,12 @@ extension ARFrame {
 /// from the geometry; an anchor whose vertices all have `y = 0` is hit on its `y = 0` plane.
 private struct PlaneRaycastGeometry {
   let plane: ARPlaneAnchor
-  /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres.
-  let worldFromAnchor: RigidTransform
-  let anchorFromWorld: RigidTransform
+  /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres, as a rotation matrix
+  /// and a translation (cheaper to apply per ray than the quaternion).
+  let worldFromAnchorRotation: simd_double3x3
+  let worldFromAnchorTranslation: SIMD3<Double>
+  /// The inverse rotation (world to anchor space).
+  let anchorFromWorldRotation: simd_double3x3
   /// The boundary vertices' (x, z) in anchor space, metres.
   let polygon: [SIMD2<Double>]
   /// The surface `y = simd_dot(slope, (x, z)) + height` in anchor space.
@@ -295,8 +303,10 @@ private struct PlaneRaycastGeometry {
 
   init(_ plane: ARPlaneAnchor) {
     self.plane = plane
-    worldFromAnchor = RigidTransform(matrix: plane.transform)
-    anchorFromWorld = worldFromAnchor.inverse
+    let worldFromAnchor = RigidTransform(matrix: plane.transform)
+    worldFromAnchorRotation = simd_double3x3(worldFromAnchor.rotation)
+    worldFromAnchorTranslation = worldFromAnchor.translation
+    anchorFromWorldRotation = worldFromAnchorRotation.transpose
     let vertices = plane.geometry.boundaryVertices.map(SIMD3<Double>.init)
     polygon = vertices.map { SIMD2($0.x, $0.z) }
     (slope, height) = Self.surface(through: vertices)
@@ -338,13 +348,13 @@ private struct PlaneRaycastGeometry {
       // A hit inside the polygon is within `radius` of the anchor's origin and ahead of the ray's
       // origin, so a ray that passes farther away, or only behind its origin, cannot hit. The margin
       // keeps this test conservative against rounding; the exact test below decides.
-      let toAnchor = worldFromAnchor.translation - origin
+      let toAnchor = worldFromAnchorTranslation - origin
       let along = simd_dot(toAnchor, direction) / simd_length(direction)
       let reach = radius + 1e-6 * (1 + radius + simd_length(toAnchor))
       guard along > -reach, simd_length_squared(toAnchor) - along * along <= reach * reach else { return nil }
     }
-    let o = anchorFromWorld.apply(to: origin)
-    let d = anchorFromWorld.rotate(direction)
+    let o = anchorFromWorldRotation * (origin - worldFromAnchorTranslation)
+    let d = anchorFromWorldRotation * direction
     // o + t·d on y = slope·(x, z) + height.
     let rate = d.y - simd_dot(slope, SIMD2(d.x, d.z))
     guard abs(rate) > 1e-9 * simd_length(d) else { return nil }
@@ -355,7 +365,7 @@ private struct PlaneRaycastGeometry {
       guard Polygon2D.contains(SIMD2(local.x, local.z), in: polygon) else { return nil }
     }
     var transform = plane.transform
-    let world = worldFromAnchor.apply(to: local)
+    let world = worldFromAnchorRotation * local + worldFromAnchorTranslation
     transform.columns.3 = SIMD4(Float(world.x), Float(world.y), Float(world.z), 1)
     return (transform, t)
   }
