@@ -638,10 +638,12 @@ struct TextTable {
   static func isNumeric(_ cell: String) -> Bool { Double(cell) != nil }
 }
 
-/// A JSON value with keys in the order given and numbers in Swift's shortest exact form.
-enum JSONValue {
+/// A JSON value with keys in the order given and numbers in Swift's shortest exact form (so outputs
+/// are byte-identical across runs): the evaluation report's, and the CLI's outputs'.
+package enum JSONValue {
   case string(String)
   case double(Double)
+  case float(Float)
   case int(Int)
   case bool(Bool)
   case null
@@ -649,15 +651,17 @@ enum JSONValue {
   case object([(String, JSONValue)])
 
   /// A number, or `null` when nil or not finite.
-  static func number(_ value: Double?) -> JSONValue {
+  package static func number(_ value: Double?) -> JSONValue {
     guard let value, value.isFinite else { return .null }
     return .double(value)
   }
 
-  var text: String {
+  /// The JSON text.
+  package var text: String {
     switch self {
     case .string(let s): return Self.quote(s)
     case .double(let x): return x.isFinite ? "\(x)" : "null"
+    case .float(let x): return x.isFinite ? "\(x)" : "null"
     case .int(let x): return "\(x)"
     case .bool(let b): return b ? "true" : "false"
     case .null: return "null"
@@ -667,7 +671,8 @@ enum JSONValue {
     }
   }
 
-  static func quote(_ s: String) -> String {
+  /// `s` as a JSON string literal.
+  package static func quote(_ s: String) -> String {
     var out = "\""
     for scalar in s.unicodeScalars {
       switch scalar {

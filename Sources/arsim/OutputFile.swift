@@ -1,4 +1,5 @@
 import ARSim
+import ARSimEval
 import Foundation
 
 /// A text output written to `PATH.partial` and renamed to `PATH` on `close()`, so that an
@@ -44,52 +45,11 @@ final class OutputFile {
   }
 }
 
-/// Minimal JSON text for the CLI's outputs: keys in the order given, numbers in their shortest
-/// exact form (so outputs are byte-identical across runs).
-enum JSON {
-  case string(String)
-  case number(Double)
-  case float(Float)
-  case int(Int)
-  case bool(Bool)
-  case null
-  case array([JSON])
-  case object([(String, JSON)])
+/// The CLI's JSON outputs use the evaluation report's ordered writer.
+typealias JSON = JSONValue
 
-  var text: String {
-    switch self {
-    case .string(let s): return JSON.quote(s)
-    case .number(let x): return x.isFinite ? "\(x)" : "null"
-    case .float(let x): return x.isFinite ? "\(x)" : "null"
-    case .int(let x): return "\(x)"
-    case .bool(let b): return b ? "true" : "false"
-    case .null: return "null"
-    case .array(let items): return "[" + items.map(\.text).joined(separator: ",") + "]"
-    case .object(let members):
-      return "{" + members.map { JSON.quote($0.0) + ":" + $0.1.text }.joined(separator: ",") + "}"
-    }
-  }
-
-  static func quote(_ s: String) -> String {
-    var out = "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.value < 0x20 {
-          out += String(format: "\\u%04x", scalar.value)
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
-
+extension JSONValue {
+  /// A 3-vector as 3 numbers.
   static func vector(_ v: simd_float3) -> JSON { .array([.float(v.x), .float(v.y), .float(v.z)]) }
 
   /// A 4x4 matrix as 16 numbers, column-major.
