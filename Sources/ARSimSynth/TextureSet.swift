@@ -1,3 +1,5 @@
+import ARSimMath
+
 /// The mip-mapped textures of all materials of a scene in one allocation: per material, levels from
 /// `size` x `size` texels down to 1 x 1 (2 x 2 box filter), 8-bit RGB (dithered; alpha unused).
 /// Immutable after initialisation, so it is safe to read from many threads.

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct AlignmentTests {
   @Test func se3MovedTrajectoryAlignsBackExactly() throws {
-    var rng = SeededGenerator(seed: 21)
+    var rng = SplitMix64(seed: 21)
     let reference = wanderingTrajectory(count: 300)
     for _ in 0..<5 {
       let moved = rng.rigidTransform(extent: 50)
@@ -29,7 +29,7 @@ import Testing
   }
 
   @Test func sim3MovedAndScaledTrajectoryAlignsBackExactly() throws {
-    var rng = SeededGenerator(seed: 22)
+    var rng = SplitMix64(seed: 22)
     let reference = wanderingTrajectory(count: 200)
     for scale in [0.01, 0.37, 2.5, 40] {
       let moved = Similarity(rotation: rng.rotation(), translation: rng.vector(-10, 10), scale: scale)

@@ -10,7 +10,7 @@ import Testing
 
   @Test func jitteredEstimateMatchesNearestReferencePoses() throws {
     // Reference at 100 Hz; the estimate at every third reference time (33.3 Hz) with ±4 ms jitter.
-    var rng = SeededGenerator(seed: 41)
+    var rng = SplitMix64(seed: 41)
     let referenceStamps = (0..<300).map { 10 + Double($0) * 0.01 }
     let chosen = Array(stride(from: 0, to: 300, by: 3))
     let estimateStamps = chosen.map { referenceStamps[$0] + rng.uniform(-0.004, 0.004) }

@@ -15,7 +15,7 @@ import Testing
   }
 
   @Test func rigidlyMovedCopyHasNoRelativeError() throws {
-    var rng = SeededGenerator(seed: 31)
+    var rng = SplitMix64(seed: 31)
     let reference = wanderingTrajectory(count: 120)
     let estimate = reference.transformed(by: Similarity(rng.rigidTransform(extent: 20)))
     for options in [

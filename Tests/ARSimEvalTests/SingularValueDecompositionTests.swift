@@ -13,7 +13,7 @@ import Testing
   }
 
   @Test func reconstructsRandomMatricesWithRotationFactors() {
-    var rng = SeededGenerator(seed: 11)
+    var rng = SplitMix64(seed: 11)
     for _ in 0..<200 {
       let a = simd_double3x3(rng.vector(-2, 2), rng.vector(-2, 2), rng.vector(-2, 2))
       let svd = SignedSingularValueDecomposition(a)
@@ -29,7 +29,7 @@ import Testing
 
   @Test func knownSingularValuesOfARotatedDiagonal() {
     // A = R1 · diag(5, 3, −0.5) · R2ᵀ has singular values 5, 3, 0.5 and negative determinant.
-    var rng = SeededGenerator(seed: 3)
+    var rng = SplitMix64(seed: 3)
     let r1 = simd_double3x3(rng.rotation())
     let r2 = simd_double3x3(rng.rotation())
     let a = r1 * simd_double3x3(diagonal: SIMD3(5, 3, -0.5)) * r2.transpose
@@ -41,7 +41,7 @@ import Testing
   }
 
   @Test func rankDeficientMatricesStillDecompose() {
-    var rng = SeededGenerator(seed: 5)
+    var rng = SplitMix64(seed: 5)
     let r1 = simd_double3x3(rng.rotation())
     let r2 = simd_double3x3(rng.rotation())
     for diagonal in [SIMD3<Double>(4, 2, 0), SIMD3(4, 0, 0), SIMD3(0, 0, 0), SIMD3(1, 1, 1)] {

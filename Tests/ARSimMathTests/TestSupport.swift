@@ -6,32 +6,8 @@ import ARSimMath
   import Darwin
 #endif
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator so every test input is reproducible.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// A uniform double in `[lower, upper)`.
-  mutating func uniform(_ lower: Double, _ upper: Double) -> Double {
-    Double.random(in: lower..<upper, using: &self)
-  }
-
-  /// A standard normal sample (Box–Muller).
-  mutating func gaussian() -> Double {
-    let u1 = Double.random(in: Double.ulpOfOne..<1, using: &self)
-    let u2 = Double.random(in: 0..<1, using: &self)
-    return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-  }
-
+/// Test inputs drawn from ARSimMath's seeded generator.
+extension SplitMix64 {
   /// A vector with components uniform in `[lower, upper)`.
   mutating func vector3(_ lower: Double, _ upper: Double) -> SIMD3<Double> {
     SIMD3(uniform(lower, upper), uniform(lower, upper), uniform(lower, upper))

@@ -38,11 +38,6 @@ package struct AnchorIdentifierGenerator: Sendable {
 
   private static let low62: UInt64 = (1 << 62) - 1
 
-  /// The SplitMix64 finaliser, a bijection on 64-bit values.
-  private static func mix(_ value: UInt64) -> UInt64 {
-    var z = value &+ 0x9E37_79B9_7F4A_7C15
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+  /// SplitMix64's step and finaliser, a bijection on 64-bit values.
+  private static func mix(_ value: UInt64) -> UInt64 { SplitMix64.mix(value &+ SplitMix64.increment) }
 }

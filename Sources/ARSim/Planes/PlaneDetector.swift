@@ -45,7 +45,7 @@ package final class PlaneDetector {
 
   private var map: PlaneVoxelMap
   private var tracks: [PlaneTrack] = []
-  private var random: PlaneDetectorRandom
+  private var random: SplitMix64
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
   private var frame: Int32 = 0
@@ -73,7 +73,7 @@ package final class PlaneDetector {
     self.options = sane
     self.sessionIdentifier = sessionIdentifier
     map = PlaneVoxelMap(voxelSize: sane.voxelSize)
-    random = PlaneDetectorRandom(seed: seed)
+    random = SplitMix64(seed: seed)
     identifiers = AnchorIdentifierGenerator(seed: seed)
     segmenter = PlaneSegmenter(options: sane)
   }

@@ -110,7 +110,7 @@ struct PlaneSegmenter {
   /// `crossesSurface(point, normal)` tells whether a point lies on another surface that crosses the
   /// plane (see `PlaneDetector`); such inliers are left out of the regions.
   func segment(
-    slots: [Int32], positions: [SIMD3<Double>], random: inout PlaneDetectorRandom,
+    slots: [Int32], positions: [SIMD3<Double>], random: inout SplitMix64,
     crossesSurface: (SIMD3<Double>, SIMD3<Double>) -> Bool
   ) -> [PlaneCandidate] {
     var remaining = Array(positions.indices)
@@ -188,7 +188,7 @@ struct PlaneSegmenter {
   }
 
   private func searchHorizontal(
-    ys: [Double], random: inout PlaneDetectorRandom
+    ys: [Double], random: inout SplitMix64
   ) -> (height: Double, count: Int)? {
     let n = ys.count
     guard n > 0 else { return nil }
@@ -214,7 +214,7 @@ struct PlaneSegmenter {
   }
 
   private func searchVertical(
-    xs: [Double], zs: [Double], random: inout PlaneDetectorRandom
+    xs: [Double], zs: [Double], random: inout SplitMix64
   ) -> (plane: Plane, count: Int)? {
     let n = xs.count
     guard n >= 2 else { return nil }

@@ -47,7 +47,7 @@ struct PlaneDetectorTests {
     // top lie centimetres beyond its edges. The boundary must stay within a few millimetres of them.
     let table = TestRectangle.horizontal(y: 0.75, x: -0.4...0.4, z: -1.2...(-0.6))
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 3)
-    var random = PlaneTestRandom(seed: 30)
+    var random = SplitMix64(seed: 30)
     for k in 0..<30 {
       let camera = SIMD3(0.3 * sin(Double(k) / 5), 1.5, 0.4)
       let points = table.points(spacing: 0.015, jitter: 0.007, noise: 0, random: &random).map { exact in
@@ -190,7 +190,7 @@ struct PlaneDetectorTests {
   @Test("Anchors grow as more of the plane is seen while the transform stays fixed")
   func growth() throws {
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 6)
-    var random = PlaneTestRandom(seed: 60)
+    var random = SplitMix64(seed: 60)
     var first: ARPlaneAnchor?
     var areas: [Float] = []
     var updates = 0
@@ -262,7 +262,7 @@ struct PlaneDetectorTests {
   func nonFinitePoints() throws {
     let clean = PlaneDetector(options: PlaneDetectionOptions(), seed: 10)
     let dirty = PlaneDetector(options: PlaneDetectionOptions(), seed: 10)
-    var random = PlaneTestRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     let bad: [SIMD3<Float>] = [
       SIMD3(.nan, 0, 0), SIMD3(0, .infinity, 0), SIMD3(0, 0, -.infinity), SIMD3(.nan, .nan, .nan),
       SIMD3(1e30, 0, 0),
@@ -316,7 +316,7 @@ struct PlaneDetectorTests {
   @Test("Feature points alone (sparse landmarks) are enough for a plane")
   func featurePointsOnly() throws {
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 12)
-    var random = PlaneTestRandom(seed: 13)
+    var random = SplitMix64(seed: 13)
     // 400 fixed landmarks on the table top, re-observed with small noise every frame.
     let landmarks = (0..<400).map { _ in
       SIMD3(random.uniform(-0.5, 0.7), 0.75, random.uniform(-2, -1.2))
@@ -344,7 +344,7 @@ struct PlaneDetectorTests {
     var options = PlaneDetectionOptions()
     options.maximumVoxelCount = 20_000
     let detector = PlaneDetector(options: options, seed: 14)
-    var random = PlaneTestRandom(seed: 15)
+    var random = SplitMix64(seed: 15)
     for k in 0..<40 {
       // A window sliding along z shows part of the floor and the wall.
       let z0 = -4 + 0.1 * Double(k)

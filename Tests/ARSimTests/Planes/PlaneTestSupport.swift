@@ -1,33 +1,6 @@
 import ARSim
 import Foundation
 
-/// SplitMix64 for the plane tests' synthetic inputs (seeded, reproducible).
-struct PlaneTestRandom {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Uniform in `[lower, upper)`.
-  mutating func uniform(_ lower: Double, _ upper: Double) -> Double {
-    lower + (upper - lower) * Double(next() >> 11) / Double(1 << 53)
-  }
-
-  /// Standard normal (Box–Muller).
-  mutating func gaussian() -> Double {
-    let u1 = max(uniform(0, 1), 1e-300)
-    let u2 = uniform(0, 1)
-    return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-  }
-}
-
 /// A ground-truth rectangle in world space: `center ± halfU ± halfV` (metres); its normal is
 /// `halfU × halfV` normalised.
 struct TestRectangle {
@@ -62,7 +35,7 @@ struct TestRectangle {
   /// Points on a grid of about `spacing` metres, jittered by up to `jitter` and with Gaussian noise of
   /// standard deviation `noise` in every coordinate; points for which `exclude` is true are left out.
   func points(
-    spacing: Double, jitter: Double, noise: Double, random: inout PlaneTestRandom,
+    spacing: Double, jitter: Double, noise: Double, random: inout SplitMix64,
     exclude: (SIMD3<Double>) -> Bool = { _ in false }
   ) -> [SIMD3<Float>] {
     let lengthU = 2 * simd_length(halfU)
@@ -102,7 +75,7 @@ struct TestScene {
   var outlierBox = (SIMD3<Double>(-3, -0.5, -4), SIMD3<Double>(3, 3, 1))
 
   /// The depth points of one frame.
-  func frame(random: inout PlaneTestRandom) -> [SIMD3<Float>] {
+  func frame(random: inout SplitMix64) -> [SIMD3<Float>] {
     var points: [SIMD3<Float>] = []
     for rectangle in rectangles {
       points += rectangle.points(spacing: spacing, jitter: jitter, noise: noise, random: &random) { p in
@@ -128,7 +101,7 @@ func runFrames(
   _ detector: PlaneDetector, scene: TestScene, frames: Int, camera: SIMD3<Double>, seed: UInt64 = 7,
   firstFrame: Int = 0
 ) -> [PlaneAnchorChanges] {
-  var random = PlaneTestRandom(seed: seed)
+  var random = SplitMix64(seed: seed)
   var result: [PlaneAnchorChanges] = []
   for k in 0..<frames {
     let input = PlaneDetectionInput(

@@ -13,7 +13,7 @@ struct VoxelIndexTests {
   func matchesADictionary() {
     var index = VoxelIndex()
     var reference: [Int64: Int32] = [:]
-    var random = PlaneTestRandom(seed: 11)
+    var random = SplitMix64(seed: 11)
     // Voxels of a few planes and a cloud, clustered the way surfaces fill blocks of the index.
     for step in 0..<40_000 {
       let k: Int64

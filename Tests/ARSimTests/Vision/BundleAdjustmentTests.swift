@@ -32,7 +32,7 @@ import Testing
   }
 
   /// A unit vector in a uniformly random direction.
-  static func randomDirection(_ generator: inout Support.Generator) -> SIMD3<Double> {
+  static func randomDirection(_ generator: inout SplitMix64) -> SIMD3<Double> {
     while true {
       let v = SIMD3(generator.gaussian(), generator.gaussian(), generator.gaussian())
       let length = Support.norm(v)
@@ -50,7 +50,7 @@ import Testing
     cameraCount: Int = 8, pointCount: Int = 500, noise: Double = 0.5, outlierFraction: Double = 0,
     outlierPixels: Double = 30, seed: UInt64 = 7
   ) -> Scene {
-    var generator = Support.Generator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     var scene = Scene()
     // The cameras move along an arc of radius 4 m around the scene centre (0, 0, 4), 0.6 m
     // (8.6°) apart, bobbing a little up and down and rolling slightly, each looking at the centre.

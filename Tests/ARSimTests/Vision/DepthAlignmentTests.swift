@@ -100,7 +100,7 @@ import Testing
   ) -> DepthImage {
     let worldFromCamera = cameraFromWorld.inverse
     let rotation = PoseCW(r: worldFromCamera.r, t: .zero)
-    var generator = Support.Generator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     var metres = [Float](repeating: .nan, count: width * height)
     for v in 0..<height {
       for u in 0..<width {

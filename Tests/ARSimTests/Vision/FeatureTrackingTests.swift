@@ -146,7 +146,7 @@ import Testing
   }
 
   @Test func matcherAppliesDistanceRatioAndCrossCheck() throws {
-    var generator = Support.Generator(seed: 5)
+    var generator = SplitMix64(seed: 5)
     let a = (0..<40).map { _ in
       ORBDescriptor(words: SIMD4(generator.next(), generator.next(), generator.next(), generator.next()))
     }

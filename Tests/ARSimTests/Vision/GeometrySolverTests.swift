@@ -18,7 +18,7 @@ import Testing
   }
 
   static func scene(count: Int, noise: Double, outlierFraction: Double, seed: UInt64) -> Scene {
-    var generator = Support.Generator(seed: seed)
+    var generator = SplitMix64(seed: seed)
     let worldFromCamera = cameraFromWorld.inverse
     var scene = Scene()
     for i in 0..<count {
@@ -139,7 +139,7 @@ import Testing
   }
 
   @Test func essentialPoseRecoversRotationAndTranslationDirection() throws {
-    var generator = Support.Generator(seed: 21)
+    var generator = SplitMix64(seed: 21)
     // Camera b from camera a: a small rotation and a sideways, slightly forward move.
     let truth = PoseCW(r: Support.rotation(axis: SIMD3(0.2, 1, 0.1), angle: 0.12), t: SIMD3(-0.5, 0.05, 0.1))
     var pointsA = [SIMD2<Double>]()
@@ -179,7 +179,7 @@ import Testing
   }
 
   @Test func triangulationIsExactOnNoiseFreeData() throws {
-    var generator = Support.Generator(seed: 31)
+    var generator = SplitMix64(seed: 31)
     let aFromWorld = Self.cameraFromWorld
     let bFromA = PoseCW(r: Support.rotation(axis: SIMD3(0, 1, 0), angle: -0.1), t: SIMD3(-0.3, 0, 0.05))
     let bFromWorld = PoseCW(r: multiply(bFromA.r, aFromWorld.r), t: bFromA.apply(aFromWorld.t))
@@ -266,7 +266,7 @@ import Testing
     #expect(confidence?.message.contains("confidence") == true)
 
     // Pure noise: RANSAC reports that the data do not support a pose.
-    var generator = Support.Generator(seed: 43)
+    var generator = SplitMix64(seed: 43)
     let noise = (0..<30).map { _ in SIMD2(generator.uniform(0, 640), generator.uniform(0, 480)) }
     let noiseWorld = (0..<30).map { _ in
       SIMD3(generator.uniform(-1, 1), generator.uniform(-1, 1), generator.uniform(2, 4))

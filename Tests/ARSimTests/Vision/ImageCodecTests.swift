@@ -127,7 +127,7 @@ import Testing
   }
 
   @Test func garbageAndEmptyDataAreRejected() throws {
-    var generator = Support.Generator(seed: 42)
+    var generator = SplitMix64(seed: 42)
     let garbage = (0..<500).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let error = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(garbage) }
     #expect(error?.code == VisionError.decode.code)

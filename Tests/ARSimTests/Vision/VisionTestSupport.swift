@@ -3,32 +3,6 @@ import Foundation
 
 /// Deterministic inputs for the vision tests.
 enum VisionTestSupport {
-  /// SplitMix64: a small seeded generator, identical on every platform.
-  struct Generator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-
-    /// Uniform in [low, high).
-    mutating func uniform(_ low: Double, _ high: Double) -> Double {
-      low + (high - low) * Double(next() >> 11) / Double(1 << 53)
-    }
-
-    /// Standard normal sample (Box-Muller).
-    mutating func gaussian() -> Double {
-      let u1 = max(uniform(0, 1), 1e-300)
-      let u2 = uniform(0, 1)
-      return (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
-    }
-  }
 
   /// A fresh path in the temporary directory with the given extension (for example "png").
   static func temporaryPath(extension ext: String) -> String {
@@ -48,7 +22,7 @@ enum VisionTestSupport {
     private var blobs: [(x: Double, y: Double, sigma: Double, amplitude: Double)] = []
 
     init(width: Int, height: Int, seed: UInt64, density: Double = 0.004) {
-      var generator = Generator(seed: seed)
+      var generator = SplitMix64(seed: seed)
       // Blobs also cover a margin so that shifted renderings stay textured at the borders.
       let margin = 20.0
       let count = Int(density * (Double(width) + 2 * margin) * (Double(height) + 2 * margin))
