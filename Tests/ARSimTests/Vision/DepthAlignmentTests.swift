@@ -140,6 +140,16 @@ import Testing
       rotation: Support.rotationDifferenceDegrees(result.currentFromReference.r, truth.r))
   }
 
+  /// Aligns the current depth map of `images` to the reference one (``parameters`` unless given).
+  static func align(
+    _ images: (reference: DepthImage, current: DepthImage), initial: PoseCW? = nil,
+    parameters: DepthAlignment.Parameters = parameters
+  ) throws -> DepthAlignment.Result {
+    try DepthAlignment.align(
+      reference: images.reference, current: images.current, intrinsics: intrinsics, initial: initial,
+      parameters: parameters)
+  }
+
   /// Renders the reference and current views of `scene` for the motion `truth`.
   static func pair(
     _ scene: Scene, reference: PoseCW, truth: PoseCW, noise: Double = 0
@@ -152,9 +162,7 @@ import Testing
 
   @Test func aligningAMapWithItselfGivesTheIdentity() throws {
     let depth = Self.render(.corner, cameraFromWorld: Self.cornerCamera)
-    let result = try DepthAlignment.align(
-      reference: depth, current: depth, intrinsics: Self.intrinsics, initial: nil, parameters: Self.parameters
-    )
+    let result = try Self.align((depth, depth))
     let errors = Self.errors(result, .identity)
     #expect(errors.translation < 1e-6)
     #expect(errors.rotation < 1e-5)
@@ -169,9 +177,7 @@ import Testing
   @Test func recoversASmallMotion() throws {
     let truth = Self.smallMotion
     let (reference, current) = Self.pair(.corner, reference: Self.cornerCamera, truth: truth)
-    let result = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let result = try Self.align((reference, current))
     let errors = Self.errors(result, truth)
     #expect(errors.translation < 0.001)
     #expect(errors.rotation < 0.05)
@@ -183,9 +189,7 @@ import Testing
   @Test func recoversASmallMotionFromNoisyDepth() throws {
     let truth = Self.smallMotion
     let (reference, current) = Self.pair(.corner, reference: Self.cornerCamera, truth: truth, noise: 0.0015)
-    let result = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let result = try Self.align((reference, current))
     let errors = Self.errors(result, truth)
     #expect(errors.translation < 0.003)
     #expect(errors.rotation < 0.2)
@@ -197,9 +201,7 @@ import Testing
   @Test func recoversALargeMotionThroughThePyramid() throws {
     let truth = Self.largeMotion
     let (reference, current) = Self.pair(.corner, reference: Self.cornerCamera, truth: truth)
-    let result = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let result = try Self.align((reference, current))
     let errors = Self.errors(result, truth)
     #expect(errors.translation < 0.001)
     #expect(errors.rotation < 0.05)
@@ -210,8 +212,7 @@ import Testing
     var single = Self.parameters
     single.levels = 1
     single.iterationsPerLevel = [31]
-    let flat = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil, parameters: single)
+    let flat = try Self.align((reference, current), parameters: single)
     #expect(Self.errors(flat, truth).translation > 0.01)
   }
 
@@ -221,8 +222,7 @@ import Testing
     var single = Self.parameters
     single.levels = 1
     single.iterationsPerLevel = [10]
-    let result = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: truth, parameters: single)
+    let result = try Self.align((reference, current), initial: truth, parameters: single)
     let errors = Self.errors(result, truth)
     #expect(errors.translation < 0.0005)
     #expect(errors.rotation < 0.02)
@@ -233,9 +233,7 @@ import Testing
     let floorCamera = Self.camera(position: SIMD3(0, 0, 0), yaw: 10, pitch: 60)
     let truth = Self.smallMotion
     let (reference, current) = Self.pair(.floor, reference: floorCamera, truth: truth)
-    let result = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let result = try Self.align((reference, current))
     #expect(result.isDegenerate())
     // Three directions unconstrained (zero up to single-precision rounding), three well constrained.
     #expect(result.eigenvalues[2] < 1e-5)
@@ -245,9 +243,7 @@ import Testing
 
     let boxCamera = Self.camera(position: SIMD3(0, 0, 0), yaw: 10, pitch: 25)
     let (boxReference, boxCurrent) = Self.pair(.boxesOnFloor, reference: boxCamera, truth: truth)
-    let boxes = try DepthAlignment.align(
-      reference: boxReference, current: boxCurrent, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let boxes = try Self.align((boxReference, boxCurrent))
     #expect(!boxes.isDegenerate())
     let errors = Self.errors(boxes, truth)
     #expect(errors.translation < 0.001)
@@ -257,9 +253,7 @@ import Testing
   @Test func ignoresInvalidDepth() throws {
     let truth = Self.smallMotion
     let (reference, current) = Self.pair(.corner, reference: Self.cornerCamera, truth: truth)
-    let clean = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let clean = try Self.align((reference, current))
 
     var damagedReference = reference
     var damagedCurrent = current
@@ -275,9 +269,7 @@ import Testing
         if (0..<160).contains(u), (118..<120).contains(v) { damagedReference.metres[i] = .infinity }
       }
     }
-    let result = try DepthAlignment.align(
-      reference: damagedReference, current: damagedCurrent, intrinsics: Self.intrinsics, initial: nil,
-      parameters: Self.parameters)
+    let result = try Self.align((damagedReference, damagedCurrent))
     let errors = Self.errors(result, truth)
     #expect(errors.translation < 0.001)
     #expect(errors.rotation < 0.05)
@@ -291,12 +283,8 @@ import Testing
     var parameters = Self.parameters
     parameters.robustLoss = .tukey
     parameters.robustScale = 0.05
-    let first = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: parameters)
-    let second = try DepthAlignment.align(
-      reference: reference, current: current, intrinsics: Self.intrinsics, initial: nil,
-      parameters: parameters)
+    let first = try Self.align((reference, current), parameters: parameters)
+    let second = try Self.align((reference, current), parameters: parameters)
     #expect(first.currentFromReference.r.map(\.bitPattern) == second.currentFromReference.r.map(\.bitPattern))
     #expect(
       [first.currentFromReference.t.x, first.currentFromReference.t.y, first.currentFromReference.t.z].map(
@@ -361,8 +349,7 @@ import Testing
     ]
     for (parameters, mention) in invalidParameters {
       Self.expectError(.invalidArgument, mentioning: mention) {
-        _ = try DepthAlignment.align(
-          reference: depth, current: depth, intrinsics: Self.intrinsics, initial: nil, parameters: parameters)
+        _ = try Self.align((depth, depth), parameters: parameters)
       }
     }
     // 40 x 30 is 5 x 3 at the fourth level: too small.
