@@ -19,6 +19,12 @@ final class MonoOdometry: Odometry {
   let intrinsics: CameraIntrinsics
   private var tracks: FeatureFrontEnd
   private var landmarks: [UInt64: SIMD3<Double>] = [:]
+  /// Landmarks whose tracks KLT lost but that a refined keyframe of the window still observes. They
+  /// are no longer tracked, but keep tying the window's keyframes to the older, fixed ones (and so
+  /// keep the scale) in the bundle adjustment until the last refined keyframe that saw them leaves
+  /// the window: through a stretch where few features survive, the scale would otherwise rest on the
+  /// few landmarks still tracked and the newly triangulated ones.
+  private var retired: [UInt64: SIMD3<Double>] = [:]
   /// Tracks without a 3D point yet: their first pixel and the camera-from-O pose then.
   private var candidates: [UInt64: (pixel: SIMD2<Float>, cameraFromO: RigidTransform)] = [:]
   private var nextID: UInt64 = 1
@@ -45,15 +51,27 @@ final class MonoOdometry: Odometry {
   /// A keyframe of the local bundle adjustment window.
   private struct WindowKeyframe {
     var cameraFromO: RigidTransform
+    /// Pixel of every track in the keyframe, landmark or candidate: a candidate's observations join
+    /// the bundle adjustment once it is triangulated.
     var observations: [UInt64: SIMD2<Double>]
   }
 
-  /// The last keyframes, refined together with the landmarks they see.
+  /// The keyframes of the bundle adjustment: the last ``windowSize`` are refined together with the
+  /// landmarks they see (the local map); the older ones that still observe one of those landmarks are
+  /// kept, fixed, as in ORB-SLAM's local bundle adjustment. They hold the gauge and the scale over
+  /// their longer baselines, whereas two fixed neighbouring keyframes (a few frames and
+  /// centimetres apart) let the error of their relative pose set the scale of the whole window.
   private var window: [WindowKeyframe] = []
-  /// Keyframes in the local window.
+  /// Keyframes refined in the local window.
   private let windowSize = 8
-  /// Frames between keyframes.
-  private let keyframeInterval = 2
+  /// Most older keyframes held fixed in the local bundle adjustment, bounding its cost (ORB-SLAM keeps
+  /// all that observe the local map).
+  private let maxFixedKeyframes = 16
+  /// Frames between keyframes. Each keyframe runs the local bundle adjustment, whose fixed older
+  /// keyframes and ``retired`` landmarks make it about twice as costly as a window alone: every third
+  /// frame keeps most frames free of it (and the median frame time within budget), the window then
+  /// spanning 24 frames.
+  private let keyframeInterval = 3
   private var framesSinceKeyframe = 0
 
   /// Smallest angle between the two rays of a new landmark.
@@ -161,6 +179,7 @@ final class MonoOdometry: Odometry {
       return projector.project(pose.apply(to: ray * typicalDepth), cameraFromO)
     }
     let lastPose = pose
+    let trackedByKLT = Set(tracks.ids)
     guard
       let (solved, inliers) = tracks.solvePose(
         position: { landmarks[$0] }, predicted: cameraFromO, seed: options.seed &+ UInt64(frameIndex))
@@ -176,6 +195,8 @@ final class MonoOdometry: Odometry {
     let jumped = options.isJump(from: lastPose, predicted: predicted, measured: pose)
     let alive = Set(tracks.ids)
     candidates = candidates.filter { alive.contains($0.key) }
+    // Landmarks KLT lost stay in the bundle adjustment; PnP outliers leave the map.
+    for (id, p) in landmarks where !trackedByKLT.contains(id) { retired[id] = p }
     landmarks = landmarks.filter { alive.contains($0.key) }
     triangulateCandidates()
     framesSinceKeyframe += 1
@@ -333,40 +354,57 @@ final class MonoOdometry: Odometry {
     return true
   }
 
-  /// Makes the current frame a keyframe and refines the window's keyframe poses and landmarks by
-  /// bundle adjustment (the two oldest keyframes fixed: they hold the gauge and the scale).
+  /// Makes the current frame a keyframe and refines the last ``windowSize`` keyframes' poses and the
+  /// landmarks they see (tracked or ``retired``) by bundle adjustment, with up to
+  /// ``maxFixedKeyframes`` older keyframes that observe those landmarks held fixed (the first keyframe
+  /// alone while there are no older ones). Older keyframes that see none of them leave the window.
   private func addKeyframeAndAdjust() {
     framesSinceKeyframe = 0
     var observations: [UInt64: SIMD2<Double>] = [:]
-    for (i, id) in tracks.ids.enumerated() where landmarks[id] != nil {
+    for (i, id) in tracks.ids.enumerated() {
       observations[id] = SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y))
     }
     window.append(WindowKeyframe(cameraFromO: pose.inverse, observations: observations))
-    if window.count > windowSize { window.removeFirst() }
+    func position(_ id: UInt64) -> SIMD3<Double>? { landmarks[id] ?? retired[id] }
+    // The local map: the points the refined keyframes observe.
+    var firstFree = max(0, window.count - windowSize)
+    var local = Set<UInt64>()
+    for keyframe in window[firstFree...] {
+      for id in keyframe.observations.keys where position(id) != nil { local.insert(id) }
+    }
+    // Older keyframes stay, fixed, from the first that observes a point of the local map on.
+    let earliest =
+      (0..<firstFree).first { c in window[c].observations.keys.contains { local.contains($0) } } ?? firstFree
+    let start = max(earliest, firstFree - maxFixedKeyframes)
+    if start > 0 {
+      window.removeFirst(start)
+      firstFree -= start
+    }
+    retired = retired.filter { local.contains($0.key) }
     guard window.count >= 3 else { return }
     var seen: [UInt64: Int] = [:]
     for keyframe in window {
-      for id in keyframe.observations.keys { seen[id, default: 0] += 1 }
+      for id in keyframe.observations.keys where local.contains(id) { seen[id, default: 0] += 1 }
     }
-    let pointIDs = seen.filter { $0.value >= 2 && landmarks[$0.key] != nil }.keys.sorted()
+    let pointIDs = seen.filter { $0.value >= 2 }.keys.sorted()
     guard pointIDs.count >= 10 else { return }
-    var index: [UInt64: Int] = [:]
-    for (k, id) in pointIDs.enumerated() { index[id] = k }
     var measurements: [BundleAdjustment.Observation] = []
     for (c, keyframe) in window.enumerated() {
-      for id in keyframe.observations.keys.sorted() {
-        guard let k = index[id], let pixel = keyframe.observations[id] else { continue }
+      for (k, id) in pointIDs.enumerated() {
+        guard let pixel = keyframe.observations[id] else { continue }
         measurements.append(BundleAdjustment.Observation(camera: c, point: k, pixel: pixel))
       }
     }
     guard
       let adjusted = try? BundleAdjustment.adjust(
-        cameras: window.map(\.cameraFromO.poseCW), fixed: window.indices.map { $0 < 2 },
-        points: pointIDs.map { landmarks[$0]! }, observations: measurements, intrinsics: tracks.pinhole,
+        cameras: window.map(\.cameraFromO.poseCW), fixed: window.indices.map { $0 < max(1, firstFree) },
+        points: pointIDs.map { position($0)! }, observations: measurements, intrinsics: tracks.pinhole,
         iterations: 5, huberDelta: 2)
     else { return }
     for c in window.indices { window[c].cameraFromO = RigidTransform(adjusted.cameras[c]) }
-    for (k, id) in pointIDs.enumerated() { landmarks[id] = adjusted.points[k] }
+    for (k, id) in pointIDs.enumerated() {
+      if landmarks[id] != nil { landmarks[id] = adjusted.points[k] } else { retired[id] = adjusted.points[k] }
+    }
     pose = window[window.count - 1].cameraFromO.inverse
   }
 
