@@ -54,16 +54,16 @@ public struct TrackedFrame: Sendable, Hashable {
   /// The ground-truth `worldFromOptical` pose, ground-truth world, when known.
   public var groundTruth: RigidTransform?
 
-  /// A frame from its values (see the properties for units and frames); `hasPose` defaults to
-  /// `isTracked` and is true whenever `isTracked` is.
+  /// A frame from its values (see the properties for units and frames); `hasPose` is true whenever
+  /// `isTracked` is.
   public init(
-    timestamp: Double, state: String, isTracked: Bool, hasPose: Bool? = nil, estimate: RigidTransform,
+    timestamp: Double, state: String, isTracked: Bool, hasPose: Bool = false, estimate: RigidTransform,
     groundTruth: RigidTransform?
   ) {
     self.timestamp = timestamp
     self.state = state
     self.isTracked = isTracked
-    self.hasPose = isTracked || hasPose == true
+    self.hasPose = isTracked || hasPose
     self.estimate = estimate
     self.groundTruth = groundTruth
   }

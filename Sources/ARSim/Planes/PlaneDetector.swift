@@ -90,8 +90,9 @@ package final class PlaneDetector {
   package func process(_ input: PlaneDetectionInput) -> PlaneAnchorChanges {
     frame += 1
     let camera = input.worldFromCamera.translation
-    if camera.y.isFinite && camera.x.isFinite && camera.z.isFinite {
-      cameraHeightSum += camera.y
+    let viewpoint = finite(camera)
+    if let viewpoint {
+      cameraHeightSum += viewpoint.y
       cameraHeightCount += 1
     }
     var changes = PlaneAnchorChanges()
@@ -102,7 +103,7 @@ package final class PlaneDetector {
 
     ingest(input)
     statistics.touchedVoxels = touched.count
-    grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight, viewpoint: finite(camera))
+    grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight, viewpoint: viewpoint)
     if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1) {
       pendingNewPoints = 0
       detect(camera: camera)

@@ -173,10 +173,7 @@ final class MonoOdometry: Odometry {
     tracks.track(from: previousPyramid, to: pyramid) { id in
       if let landmark = landmarks[id] { return projector.project(landmark, cameraFromO) }
       guard let pixel = pixelOf[id] else { return nil }
-      let ray = SIMD3(
-        (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy,
-        1)
-      return projector.project(pose.apply(to: ray * typicalDepth), cameraFromO)
+      return projector.project(pose.apply(to: opticalRay(pixel) * typicalDepth), cameraFromO)
     }
     let lastPose = pose
     let trackedByKLT = Set(tracks.ids)
@@ -453,10 +450,11 @@ final class MonoOdometry: Odometry {
   }
 
   /// Unit viewing ray of a pixel in the camera's optical frame.
-  private func bearing(_ pixel: SIMD2<Float>) -> SIMD3<Double> {
-    simd_normalize(
-      SIMD3(
-        (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy,
-        1))
+  private func bearing(_ pixel: SIMD2<Float>) -> SIMD3<Double> { simd_normalize(opticalRay(pixel)) }
+
+  /// The point at depth 1 on a pixel's viewing ray, in the camera's optical frame.
+  private func opticalRay(_ pixel: SIMD2<Float>) -> SIMD3<Double> {
+    SIMD3(
+      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy, 1)
   }
 }
