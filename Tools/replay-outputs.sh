@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Writes every replay output (--events, --trajectory, --hits) of each recording into OUT/NAME/, so
+# two builds can be compared byte for byte (a refactor that changes no behaviour gives no diff):
+#
+#   Tools/replay-outputs.sh OUT [RECORDING...]      default: Datasets/* and out/datasets/*
+#   diff -r BEFORE AFTER
+#
+# ARSIM (optional) names the arsim binary; default: a release build of this checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out="${1:?usage: Tools/replay-outputs.sh OUT [RECORDING...]}"
+shift
+recordings=("$@")
+if [ ${#recordings[@]} -eq 0 ]; then
+  for dir in Datasets/* out/datasets/*; do
+    [ -f "$dir/session.json" ] && recordings+=("$dir")
+  done
+fi
+if [ -z "${ARSIM:-}" ]; then
+  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
+  ARSIM="$(swift build -c release --show-bin-path)/arsim"
+fi
+mkdir -p "$out"
+for recording in "${recordings[@]}"; do
+  name="$(echo "$recording" | tr '/' '_')"
+  mkdir -p "$out/$name"
+  taps=()
+  if [ -f "$recording/taps.txt" ]; then taps=(--taps "$recording/taps.txt" --hits "$out/$name/hits.jsonl"); fi
+  echo "replay-outputs: $recording" >&2
+  "$ARSIM" replay "$recording" --events "$out/$name/events.jsonl" \
+    --trajectory "$out/$name/trajectory.txt" "${taps[@]}" >"$out/$name/summary.txt"
+  if [ -d "$recording/depth" ]; then
+    "$ARSIM" replay "$recording" --mode mono --events "$out/$name/events-mono.jsonl" \
+      --trajectory "$out/$name/trajectory-mono.txt" >/dev/null
+  fi
+done
