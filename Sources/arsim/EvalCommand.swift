@@ -148,12 +148,9 @@ enum EvalCommand {
     var converter = AnchorConverter(alignment: sessionToTruth ?? .identity)
     var references: [ReferencePlane] = []
     if let referencePlanes {
-      let intrinsics = run.info.intrinsics
       let fractions = seenFractions(
         ofPolygons: referencePlanes.map(\.polygon), cameraPoses: run.frames.compactMap(\.groundTruth),
-        intrinsics: PinholeIntrinsics(
-          fx: intrinsics.fx, fy: intrinsics.fy, cx: intrinsics.cx, cy: intrinsics.cy, width: intrinsics.width,
-          height: intrinsics.height))
+        intrinsics: run.info.intrinsics)
       references = zip(referencePlanes, fractions).map { plane, fraction in
         ReferencePlane(
           id: plane.id, label: plane.label.rawValue,

@@ -235,9 +235,12 @@ extension ARSession {
       simd_length(origin - camera.worldFromCamera.translation) < 0.05,
       let pixel = camera.projectToImage(origin + direction)
     {
-      let k = camera.cameraIntrinsics
-      let u0 = Int(pixel.x.rounded())
-      let v0 = Int(pixel.y.rounded())
+      // Depth at its own resolution has its own intrinsics; the image pixel maps to it by the size ratio.
+      let image = camera.cameraIntrinsics
+      let k = image.scaled(toWidth: depth.width, height: depth.height)
+      let sameSize = k.width == image.width && k.height == image.height
+      let u0 = Int((sameSize ? pixel.x : pixel.x * Double(k.width) / Double(image.width)).rounded())
+      let v0 = Int((sameSize ? pixel.y : pixel.y * Double(k.height) / Double(image.height)).rounded())
       let radius = max(4, k.width / 80)
       let opticalToWorld = camera.worldFromOptical
       var points: [SIMD3<Double>] = []
@@ -245,8 +248,7 @@ extension ARSession {
         for u in stride(from: u0 - radius, through: u0 + radius, by: 2) where u >= 0 && u < depth.width {
           let z = Double(depth.metres[v * depth.width + u])
           guard z.isFinite, z > 0 else { continue }
-          let optical = SIMD3((Double(u) - k.cx) / k.fx * z, (Double(v) - k.cy) / k.fy * z, z)
-          points.append(opticalToWorld.apply(to: optical))
+          points.append(opticalToWorld.apply(to: k.backProject(SIMD2(Double(u), Double(v)), depth: z)))
         }
       }
       if points.count >= 6 { return points }

@@ -64,12 +64,12 @@ package final class CameraTracker {
       fixGravityWithoutAccelerometer(frame)
     }
     if worldFromO == nil, info.hasAccelerometer {
-      collectGravityEvidence(frame, oFromCamera: result.oFromCamera)
+      collectGravityEvidence(frame, oFromOptical: result.oFromOptical)
     }
     var quality = result.quality
     if worldFromO == nil { quality = .initializing }
     let worldFromO = worldFromO ?? provisionalWorldFromO
-    let worldFromCamera = worldFromO * result.oFromCamera * opticalFromCamera
+    let worldFromCamera = worldFromO * result.oFromOptical * opticalFromCamera
     return TrackedFrame(
       quality: quality, source: result.source, worldFromCamera: worldFromCamera,
       featurePoints: result.landmarks.map { ($0.identifier, worldFromO.apply(to: $0.position)) },
@@ -110,12 +110,12 @@ package final class CameraTracker {
 
   /// Gathers accelerometer samples and tracked positions over the gravity window; at its end, fixes
   /// gravity from them (``gravity(positions:specificForce:)``).
-  private func collectGravityEvidence(_ frame: RecordedFrame, oFromCamera: RigidTransform) {
+  private func collectGravityEvidence(_ frame: RecordedFrame, oFromOptical: RigidTransform) {
     for sample in frame.imu {
       guard let f = sample.acceleration else { continue }
-      rotatedSpecificForce.append((sample.timestamp, oFromCamera.rotate(f)))
+      rotatedSpecificForce.append((sample.timestamp, oFromOptical.rotate(f)))
     }
-    positions.append((frame.timestamp, oFromCamera.translation))
+    positions.append((frame.timestamp, oFromOptical.translation))
     guard let startTime, frame.timestamp - startTime >= options.gravityWindow, positions.count >= 6,
       rotatedSpecificForce.count >= 3
     else { return }

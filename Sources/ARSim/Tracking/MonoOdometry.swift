@@ -26,7 +26,7 @@ final class MonoOdometry: Odometry {
   /// few landmarks still tracked and the newly triangulated ones.
   private var retired: [UInt64: SIMD3<Double>] = [:]
   /// Tracks without a 3D point yet: their first pixel and the camera-from-O pose then.
-  private var candidates: [UInt64: (pixel: SIMD2<Float>, cameraFromO: RigidTransform)] = [:]
+  private var candidates: [UInt64: (pixel: SIMD2<Float>, opticalFromO: RigidTransform)] = [:]
   private var nextID: UInt64 = 1
   private var previousPyramid: KLTPyramid?
   private var firstDepth: DepthImage?
@@ -50,7 +50,7 @@ final class MonoOdometry: Odometry {
   private var initialParallax: Double { max(20, 0.03 * Double(intrinsics.width)) }
   /// A keyframe of the local bundle adjustment window.
   private struct WindowKeyframe {
-    var cameraFromO: RigidTransform
+    var opticalFromO: RigidTransform
     /// Pixel of every track in the keyframe, landmark or candidate: a candidate's observations join
     /// the bundle adjustment once it is triangulated.
     var observations: [UInt64: SIMD2<Double>]
@@ -99,7 +99,7 @@ final class MonoOdometry: Odometry {
   /// The rotation-only model's fit of the tracks from the reference frame to the current one.
   private struct RotationFit {
     /// O from the current camera: the reference frame's position, the fitted rotation.
-    var oFromCamera: RigidTransform
+    var oFromOptical: RigidTransform
     /// Tracks within ``rotationOutlierPixels`` of the fit, of `count`.
     var inliers: Int
     var count: Int
@@ -147,7 +147,7 @@ final class MonoOdometry: Odometry {
       if rotated == nil, translated, tryInitialize(gray: gray) {
         return result(.normal, .features, landmarks.count)
       }
-      if let rotated { pose = rotated.oFromCamera }
+      if let rotated { pose = rotated.oFromOptical }
       let turningAway =
         rotated != nil && tracks.count < 2 * minRotationTracks && tracks.count < referenceTrackCount / 2
       if tracks.count < 50 || turningAway {
@@ -159,27 +159,28 @@ final class MonoOdometry: Odometry {
     }
 
     let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
-    let cameraFromO = predicted.inverse
+    let opticalFromO = predicted.inverse
     if framesWithoutMeasurement > 10 {
       return result(.relocalizing, .prediction, 0)
     }
     let projector = tracks
     // Candidates have no depth yet: predict them at the median depth of the map.
-    let lastCameraFromO = pose.inverse
-    let depths = landmarks.values.map { lastCameraFromO.apply(to: $0).z }.filter { $0 > 0 }.sorted()
+    let lastOpticalFromO = pose.inverse
+    let depths = landmarks.values.map { lastOpticalFromO.apply(to: $0).z }.filter { $0 > 0 }.sorted()
     let typicalDepth = depths.isEmpty ? 10 * scale : depths[depths.count / 2]
     var pixelOf: [UInt64: SIMD2<Float>] = [:]
     for (i, id) in tracks.ids.enumerated() where candidates[id] != nil { pixelOf[id] = tracks.pixels[i] }
     tracks.track(from: previousPyramid, to: pyramid) { id in
-      if let landmark = landmarks[id] { return projector.project(landmark, cameraFromO) }
+      if let landmark = landmarks[id] { return projector.project(landmark, opticalFromO) }
       guard let pixel = pixelOf[id] else { return nil }
-      return projector.project(pose.apply(to: opticalRay(pixel) * typicalDepth), cameraFromO)
+      return projector.project(
+        pose.apply(to: intrinsics.backProject(SIMD2(pixel), depth: typicalDepth)), opticalFromO)
     }
     let lastPose = pose
     let trackedByKLT = Set(tracks.ids)
     guard
       let (solved, inliers) = tracks.solvePose(
-        position: { landmarks[$0] }, predicted: cameraFromO, seed: options.seed &+ UInt64(frameIndex))
+        position: { landmarks[$0] }, predicted: opticalFromO, seed: options.seed &+ UInt64(frameIndex))
     else {
       framesWithoutMeasurement += 1
       previousPose = pose
@@ -209,7 +210,7 @@ final class MonoOdometry: Odometry {
   private func result(_ quality: TrackingQuality, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0) } }
     return OdometryResult(
-      oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Makes this frame the reference of the two-view initialisation: drops the tracks and detects new
@@ -241,7 +242,7 @@ final class MonoOdometry: Odometry {
     func residuals(_ currentFromReference: simd_quatd, _ indices: [Int]) -> [Double] {
       indices.map { k in
         let p = currentFromReference.act(reference[k])
-        return p.z > 1e-6 ? simd_length(tracks.pinhole.project(p) - pixels[k]) : .infinity
+        return p.z > 1e-6 ? simd_length(intrinsics.project(p) - pixels[k]) : .infinity
       }
     }
     guard reference.count >= minRotationTracks, let first = rotationAligning(reference, to: current) else {
@@ -257,7 +258,7 @@ final class MonoOdometry: Odometry {
     let sorted = everyResidual.sorted()
     let referenceFromCurrent = RigidTransform(rotation: rotation.inverse, translation: .zero)
     return RotationFit(
-      oFromCamera: referencePose * referenceFromCurrent, inliers: kept.count, count: all.count,
+      oFromOptical: referencePose * referenceFromCurrent, inliers: kept.count, count: all.count,
       inlierResidual: inlierResiduals.isEmpty ? .infinity : inlierResiduals[inlierResiduals.count / 2],
       unexplainedParallax: sorted[sorted.count / 2])
   }
@@ -271,13 +272,13 @@ final class MonoOdometry: Odometry {
   }
 
   private func addCandidates(gray: GrayImage) {
-    let cameraFromO = pose.inverse
+    let opticalFromO = pose.inverse
     let wanted = max(options.targetFeatures - tracks.count, options.targetFeatures / 4)
     for corner in tracks.newCorners(in: gray, count: wanted) {
       let id = nextID
       nextID += 1
       tracks.append(id, corner)
-      candidates[id] = (corner, cameraFromO)
+      candidates[id] = (corner, opticalFromO)
     }
   }
 
@@ -300,13 +301,13 @@ final class MonoOdometry: Odometry {
     }
     guard ids.count >= 50, displacements.sorted()[displacements.count / 2] >= initialParallax,
       let (currentFromFirst, inliers) = try? PoseSolver.essentialPose(
-        pointsA: first, pointsB: current, intrinsics: tracks.pinhole, threshold: 1, confidence: 0.999,
+        pointsA: first, pointsB: current, intrinsics: intrinsics, threshold: 1, confidence: 0.999,
         maxIterations: 1000, seed: options.seed)
     else { return false }
     let keep = inliers.indices.filter { inliers[$0] }
     guard keep.count >= 50,
       let points = try? PoseSolver.triangulate(
-        pointsA: keep.map { first[$0] }, pointsB: keep.map { current[$0] }, intrinsics: tracks.pinhole,
+        pointsA: keep.map { first[$0] }, pointsB: keep.map { current[$0] }, intrinsics: intrinsics,
         aFromWorld: .identity, bFromWorld: currentFromFirst, minParallaxDegrees: 0.5)
     else { return false }
     var triangulated: [(UInt64, SIMD3<Double>, SIMD2<Double>)] = []
@@ -361,7 +362,7 @@ final class MonoOdometry: Odometry {
     for (i, id) in tracks.ids.enumerated() {
       observations[id] = SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y))
     }
-    window.append(WindowKeyframe(cameraFromO: pose.inverse, observations: observations))
+    window.append(WindowKeyframe(opticalFromO: pose.inverse, observations: observations))
     func position(_ id: UInt64) -> SIMD3<Double>? { landmarks[id] ?? retired[id] }
     // The local map: the points the refined keyframes observe.
     var firstFree = max(0, window.count - windowSize)
@@ -394,31 +395,31 @@ final class MonoOdometry: Odometry {
     }
     guard
       let adjusted = try? BundleAdjustment.adjust(
-        cameras: window.map(\.cameraFromO.poseCW), fixed: window.indices.map { $0 < max(1, firstFree) },
-        points: pointIDs.map { position($0)! }, observations: measurements, intrinsics: tracks.pinhole,
+        cameras: window.map(\.opticalFromO.poseCW), fixed: window.indices.map { $0 < max(1, firstFree) },
+        points: pointIDs.map { position($0)! }, observations: measurements, intrinsics: intrinsics,
         iterations: 5, huberDelta: 2)
     else { return }
-    for c in window.indices { window[c].cameraFromO = RigidTransform(adjusted.cameras[c]) }
+    for c in window.indices { window[c].opticalFromO = RigidTransform(adjusted.cameras[c]) }
     for (k, id) in pointIDs.enumerated() {
       if landmarks[id] != nil { landmarks[id] = adjusted.points[k] } else { retired[id] = adjusted.points[k] }
     }
-    pose = window[window.count - 1].cameraFromO.inverse
+    pose = window[window.count - 1].opticalFromO.inverse
   }
 
   /// Triangulates candidates whose rays have opened up enough since their first observation.
   private func triangulateCandidates() {
-    let cameraFromO = pose.inverse
+    let opticalFromO = pose.inverse
     var ready: [(id: UInt64, first: SIMD2<Double>, now: SIMD2<Double>, firstPose: RigidTransform)] = []
     let cosine = cos(minTriangulationDegrees * .pi / 180)
     for (i, id) in tracks.ids.enumerated() {
       guard let candidate = candidates[id] else { continue }
-      let a = ray(candidate.pixel, candidate.cameraFromO)
-      let b = ray(tracks.pixels[i], cameraFromO)
+      let a = ray(candidate.pixel, candidate.opticalFromO)
+      let b = ray(tracks.pixels[i], opticalFromO)
       guard simd_dot(a, b) < cosine else { continue }
       ready.append(
         (
           id, SIMD2(Double(candidate.pixel.x), Double(candidate.pixel.y)),
-          SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y)), candidate.cameraFromO
+          SIMD2(Double(tracks.pixels[i].x), Double(tracks.pixels[i].y)), candidate.opticalFromO
         ))
     }
     // Triangulate in groups sharing the first pose (candidates are born in batches).
@@ -429,13 +430,14 @@ final class MonoOdometry: Odometry {
       guard
         let points = try? PoseSolver.triangulate(
           pointsA: members.map { ready[$0].first }, pointsB: members.map { ready[$0].now },
-          intrinsics: tracks.pinhole,
-          aFromWorld: key.poseCW, bFromWorld: cameraFromO.poseCW, minParallaxDegrees: minTriangulationDegrees)
+          intrinsics: intrinsics,
+          aFromWorld: key.poseCW, bFromWorld: opticalFromO.poseCW, minParallaxDegrees: minTriangulationDegrees
+        )
       else { continue }
       for (k, member) in members.enumerated() {
         guard let p = points[k] else { continue }
         let item = ready[member]
-        guard let u = tracks.project(p, cameraFromO), simd_length(u - item.now) < 4,
+        guard let u = tracks.project(p, opticalFromO), simd_length(u - item.now) < 4,
           let v = tracks.project(p, key), simd_length(v - item.first) < 4
         else { continue }
         landmarks[item.id] = p
@@ -445,16 +447,12 @@ final class MonoOdometry: Odometry {
   }
 
   /// Unit viewing ray of a pixel in O.
-  private func ray(_ pixel: SIMD2<Float>, _ cameraFromO: RigidTransform) -> SIMD3<Double> {
-    cameraFromO.inverse.rotate(bearing(pixel))
+  private func ray(_ pixel: SIMD2<Float>, _ opticalFromO: RigidTransform) -> SIMD3<Double> {
+    opticalFromO.inverse.rotate(bearing(pixel))
   }
 
   /// Unit viewing ray of a pixel in the camera's optical frame.
-  private func bearing(_ pixel: SIMD2<Float>) -> SIMD3<Double> { simd_normalize(opticalRay(pixel)) }
-
-  /// The point at depth 1 on a pixel's viewing ray, in the camera's optical frame.
-  private func opticalRay(_ pixel: SIMD2<Float>) -> SIMD3<Double> {
-    SIMD3(
-      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx, (Double(pixel.y) - intrinsics.cy) / intrinsics.fy, 1)
+  private func bearing(_ pixel: SIMD2<Float>) -> SIMD3<Double> {
+    simd_normalize(intrinsics.ray(SIMD2(pixel)))
   }
 }

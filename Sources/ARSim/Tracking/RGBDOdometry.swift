@@ -31,7 +31,7 @@ package enum PoseSource: String, Sendable, Equatable {
 /// optical frame: x right, y down, z forward, metres).
 package struct OdometryResult: Sendable {
   /// O from the current camera's optical frame.
-  package var oFromCamera: RigidTransform
+  package var oFromOptical: RigidTransform
   package var quality: TrackingQuality
   package var source: PoseSource
   /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
@@ -78,7 +78,7 @@ struct Landmark {
 
 /// A keyframe kept for relocalisation: ORB features with their 3D positions in O.
 struct Keyframe {
-  var oFromCamera: RigidTransform
+  var oFromOptical: RigidTransform
   var descriptors: [ORBDescriptor]
   var points: [SIMD3<Double>]
 }
@@ -89,7 +89,6 @@ struct Keyframe {
 final class RGBDOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
-  private let pinhole: PinholeIntrinsics
   private var landmarks: [UInt64: Landmark] = [:]
   private var tracks: FeatureFrontEnd
   private var nextLandmarkID: UInt64 = 1
@@ -119,7 +118,6 @@ final class RGBDOdometry: Odometry {
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
     self.intrinsics = intrinsics
     self.options = options
-    pinhole = intrinsics.pinhole
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
   }
 
@@ -226,7 +224,7 @@ final class RGBDOdometry: Odometry {
   private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0.position) } }
     return OdometryResult(
-      oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Constant-velocity prediction of O from the current camera, scaled to the time since the
@@ -252,10 +250,10 @@ final class RGBDOdometry: Odometry {
 
   /// Tracks the features into the current frame, starting from their predicted pixels.
   private func trackFeatures(from previous: KLTPyramid, to current: KLTPyramid, predicted: RigidTransform) {
-    let cameraFromO = predicted.inverse
+    let opticalFromO = predicted.inverse
     let projector = tracks
     tracks.track(from: previous, to: current) { id in
-      landmarks[id].flatMap { projector.project($0.position, cameraFromO) }
+      landmarks[id].flatMap { projector.project($0.position, opticalFromO) }
     }
   }
 
@@ -293,12 +291,6 @@ final class RGBDOdometry: Odometry {
     return d
   }
 
-  private func backProject(_ pixel: SIMD2<Float>, depth d: Double) -> SIMD3<Double> {
-    SIMD3(
-      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx * d,
-      (Double(pixel.y) - intrinsics.cy) / intrinsics.fy * d, d)
-  }
-
   /// Depth noise model: standard deviation in metres at depth `d` (structured-light sensors grow with d²).
   private func depthSigma(_ d: Double) -> Double { 0.001 + 0.0015 * d * d }
 
@@ -306,7 +298,7 @@ final class RGBDOdometry: Odometry {
   private func refineLandmarks(depth: DepthImage) {
     for (i, id) in tracks.ids.enumerated() {
       guard var landmark = landmarks[id], let d = depthAt(tracks.pixels[i], in: depth) else { continue }
-      let observed = pose.apply(to: backProject(tracks.pixels[i], depth: d))
+      let observed = pose.apply(to: intrinsics.backProject(SIMD2(tracks.pixels[i]), depth: d))
       let sigma = depthSigma(d)
       guard simd_length(observed - landmark.position) < 3 * sigma + 0.01 else { continue }
       let w = 1 / (sigma * sigma)
@@ -334,7 +326,8 @@ final class RGBDOdometry: Odometry {
       nextLandmarkID += 1
       let sigma = depthSigma(d)
       landmarks[id] = Landmark(
-        position: pose.apply(to: backProject(corner, depth: d)), weight: 1 / (sigma * sigma))
+        position: pose.apply(to: intrinsics.backProject(SIMD2(corner), depth: d)), weight: 1 / (sigma * sigma)
+      )
       tracks.append(id, corner)
       added += 1
     }
@@ -354,7 +347,7 @@ final class RGBDOdometry: Odometry {
     _ = predicted
     guard
       let aligned = try? DepthAlignment.align(
-        reference: reference, current: current, intrinsics: pinhole, initial: nil, parameters: .init()),
+        reference: reference, current: current, intrinsics: intrinsics, initial: nil, parameters: .init()),
       aligned.inlierFraction > 0.15, !aligned.isDegenerate(threshold: 1e-3)
     else { return nil }
     let currentFromReference = RigidTransform(aligned.currentFromReference)
@@ -365,7 +358,7 @@ final class RGBDOdometry: Odometry {
 
   private func needsKeyframe() -> Bool {
     guard let last = keyframes.last else { return true }
-    let step = last.oFromCamera.inverse * pose
+    let step = last.oFromOptical.inverse * pose
     return simd_length(step.translation) > 0.15 || step.angle > 15 * .pi / 180
   }
 
@@ -379,10 +372,10 @@ final class RGBDOdometry: Odometry {
     for (keypoint, descriptor) in zip(keypoints, descriptors) {
       guard let d = depthAt(keypoint.position, in: depth) else { continue }
       kept.append(descriptor)
-      points.append(pose.apply(to: backProject(keypoint.position, depth: d)))
+      points.append(pose.apply(to: intrinsics.backProject(SIMD2(keypoint.position), depth: d)))
     }
     guard kept.count >= 30 else { return }
-    keyframes.append(Keyframe(oFromCamera: pose, descriptors: kept, points: points))
+    keyframes.append(Keyframe(oFromOptical: pose, descriptors: kept, points: points))
     if keyframes.count > options.maxKeyframes { keyframes.removeFirst() }
   }
 
@@ -406,7 +399,7 @@ final class RGBDOdometry: Odometry {
       let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
       guard
         let (found, mask) = try? PoseSolver.solvePnPRansac(
-          worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: 3, confidence: 0.999,
+          worldPoints: world, imagePoints: image, intrinsics: intrinsics, threshold: 3, confidence: 0.999,
           maxIterations: 2000, seed: options.seed &+ UInt64(frameIndex)),
         mask.count(where: { $0 }) >= 20
       else { continue }
