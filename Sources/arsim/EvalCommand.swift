@@ -128,7 +128,7 @@ enum EvalCommand {
     let isMono = run.configuration.tracking.mode == .mono
     let tracking = try evaluateTracking(
       run.frames.map {
-        TrackedFrame(
+        EvaluatedFrame(
           timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
           estimate: $0.worldFromOptical,
           groundTruth: $0.groundTruth)
