@@ -125,7 +125,7 @@ enum EvalCommand {
     try run.run()
     if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
 
-    let isMono = run.configuration.tracking.mode == .mono
+    let isMono = run.mode == .mono
     let tracking = try evaluateTracking(
       run.frames.map {
         EvaluatedFrame(
@@ -200,7 +200,7 @@ enum EvalCommand {
       notes.append("no ground-truth taps (taps.txt): raycasts not scored")
     }
     return RecordingEvaluation(
-      recording: folder, mode: run.configuration.tracking.mode.rawValue,
+      recording: folder, mode: run.mode.rawValue,
       gravitySource: run.session.gravitySource?.rawValue, notes: notes, tracking: tracking, planes: planes,
       raycasts: raycasts)
   }

@@ -71,7 +71,7 @@ enum ReplayCommand {
     try run.run()
     if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     print(run.summary.report(info: run.info))
-    print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
+    print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
     let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }
     print(

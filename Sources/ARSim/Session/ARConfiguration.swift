@@ -22,10 +22,8 @@ open class ARConfiguration: @unchecked Sendable {
   /// Light estimation is not computed by ARSim; kept so that app code ports. Default true.
   public var isLightEstimationEnabled = true
   /// How the camera is tracked (ARSim's addition; ARKit has no such knob). The mode follows the
-  /// recording (RGB-D when it has depth) unless set explicitly here.
+  /// recording (RGB-D when it has depth) while `tracking.mode` is nil.
   public var tracking = TrackerOptions()
-  /// Whether `tracking.mode` was chosen by the app rather than left to follow the recording.
-  public var trackingModeFollowsRecording = true
 
   /// A configuration with the defaults.
   public init() {}
@@ -41,7 +39,6 @@ open class ARConfiguration: @unchecked Sendable {
     worldAlignment = other.worldAlignment
     isLightEstimationEnabled = other.isLightEstimationEnabled
     tracking = other.tracking
-    trackingModeFollowsRecording = other.trackingModeFollowsRecording
   }
 }
 

@@ -105,13 +105,14 @@ public final class ARTrackedRaycast: @unchecked Sendable {
     session?.unregister(self)
   }
 
-  /// Re-evaluates the query and calls the handler when the results changed.
-  func update(in session: ARSession) {
+  /// Re-evaluates the query in `frame` (the session's current frame when nil) and calls the handler
+  /// when the results changed.
+  func update(in session: ARSession, frame: ARFrame? = nil) {
     lock.lock()
     let isStopped = stopped
     lock.unlock()
     guard !isStopped else { return }
-    let results = session.raycast(query)
+    let results = frame.map { session.raycast(query, in: $0) } ?? session.raycast(query)
     let transforms = results.map(\.worldTransform)
     guard transforms != lastTransforms else { return }
     lastTransforms = transforms
@@ -136,7 +137,7 @@ extension ARSession {
     switch query.target {
     case .existingPlaneGeometry, .existingPlaneInfinite:
       let bounded = query.target == .existingPlaneGeometry
-      let planes = planeRaycastCache.planes(of: frame)
+      let planes = raycastCache.planes(of: frame)
       for i in planes.indices {
         let plane = planes[i].plane
         guard Self.matches(plane.alignment, query.targetAlignment),
@@ -163,7 +164,9 @@ extension ARSession {
   }
 
   /// Starts a raycast that the session re-evaluates after every frame, calling `updateHandler` with
-  /// the results when they change (first right away). Nil when the query can hit nothing.
+  /// the results when they change: first right away on the calling thread, then with each frame's
+  /// callbacks (after its anchor callbacks), on `delegateQueue` when set. Nil when the query can hit
+  /// nothing.
   public func trackedRaycast(
     _ query: ARRaycastQuery, updateHandler: @escaping ([ARRaycastResult]) -> Void
   ) -> ARTrackedRaycast? {
@@ -286,7 +289,7 @@ extension ARFrame {
 /// reported, and the geometry follows the refined plane (the floor's height settles by millimetres, a
 /// wall's direction by a fraction of a degree). Rays hit that surface, as they hit what an app draws
 /// from the geometry; an anchor whose vertices all have `y = 0` is hit on its `y = 0` plane.
-private struct PlaneRaycastGeometry {
+struct PlaneRaycastGeometry {
   let plane: ARPlaneAnchor
   /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres, as a rotation matrix
   /// and a translation (cheaper to apply per ray than the quaternion).
@@ -376,8 +379,9 @@ private struct PlaneRaycastGeometry {
 /// The ``PlaneRaycastGeometry`` of the plane anchors of the last few frames raycast into, so that
 /// repeated raycasts into one frame (taps, tracked raycasts, a benchmark) derive each anchor's pose
 /// and polygon once instead of once per ray. Frames and anchors are immutable, so an entry stays valid
-/// for as long as its frame lives; frames are held weakly and matched by identity.
-private final class PlaneRaycastCache: @unchecked Sendable {
+/// for as long as its frame lives; frames are held weakly and matched by identity. Each session has its
+/// own.
+final class PlaneRaycastCache: @unchecked Sendable {
   private struct Entry {
     weak var frame: ARFrame?
     var planes: [PlaneRaycastGeometry]
@@ -403,6 +407,3 @@ private final class PlaneRaycastCache: @unchecked Sendable {
     return planes
   }
 }
-
-/// Shared by every session: entries are keyed by frame identity, so sessions cannot see each other's.
-private let planeRaycastCache = PlaneRaycastCache()

@@ -9,8 +9,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
     case mono
   }
 
-  /// Tracking mode. Default `.rgbd` (the session picks `.mono` when the recording has no depth).
-  public var mode: Mode = .rgbd
+  /// Tracking mode, or nil to follow the recording: `.rgbd` when it has depth, else `.mono`. Default nil.
+  public var mode: Mode? = nil
   /// Number of tracked features the tracker keeps alive. Default 300.
   public var targetFeatures: Int = 300
   /// Minimum distance between features in pixels. Default 12.
@@ -52,7 +52,7 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public init() {}
 
   /// The KLT window in effect.
-  var effectiveKLTWindow: Int { kltWindow ?? (mode == .rgbd ? 15 : 21) }
+  var effectiveKLTWindow: Int { kltWindow ?? (mode == .mono ? 21 : 15) }
 
   /// Whether a measured pose departs from the constant-velocity prediction by more than the
   /// jump thresholds (translation: the larger of `maxTranslationJump` and half the predicted step).
