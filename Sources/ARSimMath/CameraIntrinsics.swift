@@ -43,6 +43,9 @@ public struct CameraIntrinsics: Codable, Sendable, Hashable {
     SIMD3((pixel.x - cx) / fx, (pixel.y - cy) / fy, 1)
   }
 
+  /// The unit viewing direction of `pixel` in the optical frame: ``ray(_:)`` normalised.
+  public func bearing(_ pixel: SIMD2<Double>) -> SIMD3<Double> { simd_normalize(ray(pixel)) }
+
   /// The point in the optical frame (metres) seen at `pixel` at z-depth `depth` (metres along the
   /// optical axis, not along the ray): `ray(pixel) · depth`.
   public func backProject(_ pixel: SIMD2<Double>, depth: Double) -> SIMD3<Double> {

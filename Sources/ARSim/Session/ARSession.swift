@@ -20,8 +20,9 @@ public final class ARSession: @unchecked Sendable {
     public static let removeExistingAnchors = RunOptions(rawValue: 1 << 1)
   }
 
-  /// Seconds without frames after which the session reports an interruption.
-  public static let interruptionThreshold: TimeInterval = 1.0
+  /// Seconds without frames after which the session reports an interruption, by default
+  /// (`configuration.tracking.interruptionThreshold` sets it).
+  public static let interruptionThreshold: TimeInterval = TrackerOptions().interruptionThreshold
 
   /// Receives the session's callbacks. Held weakly, as in ARKit.
   public weak var delegate: (any ARSessionDelegate)? {
@@ -154,7 +155,7 @@ public final class ARSession: @unchecked Sendable {
   package func process(_ recorded: RecordedFrame, info: RecordingInfo) -> FrameOutcome {
     let outcome = locked { () -> FrameOutcome in
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
-      let interrupted = noteTime(recorded.timestamp)
+      let interrupted = noteTime(recorded.timestamp, threshold: configuration.tracking.interruptionThreshold)
       var timings = FrameTimings()
       let tracked = track(recorded, info: info, configuration: configuration)
       timings.tracking = tracker?.timings ?? StageTimings()
@@ -175,11 +176,11 @@ public final class ARSession: @unchecked Sendable {
     deliver([.failed(error)])
   }
 
-  /// Notes a frame's time; true when it comes more than ``interruptionThreshold`` after the last one
-  /// (the camera was off), which the tracker is told.
-  private func noteTime(_ timestamp: Double) -> Bool {
+  /// Notes a frame's time; true when it comes more than `threshold` seconds after the last one (the
+  /// camera was off), which the tracker is told.
+  private func noteTime(_ timestamp: Double, threshold: Double) -> Bool {
     defer { lastTimestamp = timestamp }
-    guard let last = lastTimestamp, timestamp - last > Self.interruptionThreshold else { return false }
+    guard let last = lastTimestamp, timestamp - last > threshold else { return false }
     tracker?.cameraWasOff()
     return true
   }

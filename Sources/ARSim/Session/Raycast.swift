@@ -151,7 +151,8 @@ extension ARSession {
       }
     case .estimatedPlane:
       if let hit = Self.estimatedHit(
-        frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment)
+        frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment,
+        options: configuration?.tracking.estimatedPlane ?? TrackerOptions.EstimatedPlane())
       {
         results.append(hit)
       }
@@ -189,13 +190,17 @@ extension ARSession {
 
   /// A plane fitted on the spot to depth and feature points near the ray.
   private static func estimatedHit(
-    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>, alignment: ARRaycastQuery.TargetAlignment
+    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>,
+    alignment: ARRaycastQuery.TargetAlignment,
+    options: TrackerOptions.EstimatedPlane
   ) -> ARRaycastResult? {
-    let points = nearbyPoints(frame: frame, origin: origin, direction: direction)
-    guard points.count >= 6 else { return nil }
+    let points = nearbyPoints(frame: frame, origin: origin, direction: direction, options: options)
+    guard points.count >= options.minPoints else { return nil }
     var moments = PlaneMoments()
     for p in points { moments.add(p) }
-    guard var plane = moments.plane, let spread = moments.meanSquaredDistance, spread < 0.015 * 0.015 else {
+    guard var plane = moments.plane, let spread = moments.meanSquaredDistance,
+      spread < options.maxSpread * options.maxSpread
+    else {
       return nil
     }
     // The normal faces the ray's origin.
@@ -229,13 +234,14 @@ extension ARSession {
   }
 
   /// Points near the ray: depth pixels around where the ray meets the depth surface (when the
-  /// frame has depth and the ray starts at the camera), else tracked feature points within 5 cm.
-  private static func nearbyPoints(frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>)
-    -> [SIMD3<Double>]
-  {
+  /// frame has depth and the ray starts at the camera), else tracked feature points near the ray
+  /// (``TrackerOptions/EstimatedPlane``).
+  private static func nearbyPoints(
+    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>, options: TrackerOptions.EstimatedPlane
+  ) -> [SIMD3<Double>] {
     let camera = frame.camera
     if let depth = frame.sceneDepth?.depthMap,
-      simd_length(origin - camera.worldFromCamera.translation) < 0.05,
+      simd_length(origin - camera.worldFromCamera.translation) < options.cameraOriginTolerance,
       let pixel = camera.projectToImage(origin + direction)
     {
       // Depth at its own resolution has its own intrinsics; the image pixel maps to it by the size ratio.
@@ -244,7 +250,7 @@ extension ARSession {
       let sameSize = k.width == image.width && k.height == image.height
       let u0 = Int((sameSize ? pixel.x : pixel.x * Double(k.width) / Double(image.width)).rounded())
       let v0 = Int((sameSize ? pixel.y : pixel.y * Double(k.height) / Double(image.height)).rounded())
-      let radius = max(4, k.width / 80)
+      let radius = max(4, k.width / options.depthWindowDivisor)
       let opticalToWorld = camera.worldFromOptical
       var points: [SIMD3<Double>] = []
       for v in stride(from: v0 - radius, through: v0 + radius, by: 2) where v >= 0 && v < depth.height {
@@ -254,13 +260,13 @@ extension ARSession {
           points.append(opticalToWorld.apply(to: k.backProject(SIMD2(Double(u), Double(v)), depth: z)))
         }
       }
-      if points.count >= 6 { return points }
+      if points.count >= options.minPoints { return points }
     }
     guard let cloud = frame.rawFeaturePoints else { return [] }
     return cloud.points.map { SIMD3<Double>($0) }.filter { p in
       let along = simd_dot(p - origin, direction)
       guard along > 0 else { return false }
-      return simd_length(p - origin - along * direction) < 0.05
+      return simd_length(p - origin - along * direction) < options.featureRadius
     }
   }
 }

@@ -85,7 +85,7 @@ package final class CameraTracker {
   package var mode: TrackerOptions.Mode { options.mode ?? .rgbd }
 
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
-  /// ``ARSession/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
+  /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
   /// pose is measured normally again.
   package func cameraWasOff() { relocalizing = true }
 

@@ -1,4 +1,5 @@
-/// How the camera is tracked. All defaults live here, in one place.
+/// How the camera is tracked. All defaults live here, in one place: the value written on each
+/// property (and on those of the module sub-structs) is what `init()` gives.
 public struct TrackerOptions: Codable, Sendable, Equatable {
   /// Which sensors carry the pose.
   public enum Mode: String, Codable, Sendable, CaseIterable {
@@ -41,12 +42,23 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var maxRotationJumpDegrees: Double = 15
   /// Seconds of the start used to estimate gravity from the accelerometer. Default 0.3.
   public var gravityWindow: Double = 0.3
-  /// Keyframes kept for relocalisation. Default 40.
-  public var maxKeyframes: Int = 40
+  /// Seconds without frames after which the session reports an interruption and the tracker
+  /// relocalises. Default 1.
+  public var interruptionThreshold: Double = 1
   /// Monocular only: metric scale to apply when the recording has no depth (`--scale`). Default nil.
   public var monocularScale: Double? = nil
   /// Seed of every random choice (RANSAC). Default 1.
   public var seed: UInt64 = 1
+  /// The RGB-D odometry's depth model and fall-backs.
+  public var rgbd = RGBD()
+  /// Keyframes and relocalisation (RGB-D).
+  public var relocalization = Relocalization()
+  /// Monocular initialisation.
+  public var monoInitialization = MonoInitialization()
+  /// The monocular map's local bundle adjustment.
+  public var localBundle = LocalBundle()
+  /// Raycasts against an estimated plane.
+  public var estimatedPlane = EstimatedPlane()
 
   /// The defaults.
   public init() {}
