@@ -42,6 +42,7 @@ let package = Package(
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),
     .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
+    .testTarget(name: "ARSimRunTests", dependencies: ["ARSimRun", "ARSimEval", "ARSim", "ARSimTestSupport"]),
     .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimRun", "ARSimTestSupport"]),
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
