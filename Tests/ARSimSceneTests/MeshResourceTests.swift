@@ -76,10 +76,12 @@ import Testing
     let bounds = root.visualBounds(relativeTo: nil)
     // The cup's 0.2 m box turned 45° spans 0.2·√2 in x and z; the 0.6 m saucer, 0.6·√2.
     #expect(abs(bounds.extents.x - 0.6 * Float(2).squareRoot()) < 1e-4)
-    #expect(abs(bounds.min.y + 0.1) < 1e-5 && abs(bounds.max.y - 0.1) < 1e-5, "the saucer sits at the box's bottom")
+    #expect(
+      abs(bounds.min.y + 0.1) < 1e-5 && abs(bounds.max.y - 0.1) < 1e-5, "the saucer sits at the box's bottom")
     saucer.isEnabled = false
     #expect(
-      abs(root.visualBounds(relativeTo: nil, excludeInactive: true).extents.x - 0.2 * Float(2).squareRoot()) < 1e-4)
+      abs(root.visualBounds(relativeTo: nil, excludeInactive: true).extents.x - 0.2 * Float(2).squareRoot())
+        < 1e-4)
 
     cup.children.remove(saucer)
     #expect(cup.children.isEmpty && saucer.parent == nil)

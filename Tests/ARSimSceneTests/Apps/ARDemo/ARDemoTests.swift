@@ -19,13 +19,16 @@ import Testing
     }
     let sessionManager = ARSessionManager()
     let sceneManager = SceneManager()
-    let viewModel = ARViewModel(sessionManager: sessionManager, modelLoader: ModelLoader(), sceneManager: sceneManager)
+    let viewModel = ARViewModel(
+      sessionManager: sessionManager, modelLoader: ModelLoader(), sceneManager: sceneManager)
     let arView = ARView(frame: CGRect(x: 0, y: 0, width: 390, height: 844))
     viewModel.startSession(in: arView)
     try await settle()
     #expect(viewModel.sessionState == .running && viewModel.placementState == .scanning)
     let configuration = try #require(arView.session.configuration as? ARWorldTrackingConfiguration)
-    #expect(configuration.planeDetection == [.horizontal, .vertical] && configuration.environmentTexturing == .automatic)
+    #expect(
+      configuration.planeDetection == [.horizontal, .vertical]
+        && configuration.environmentTexturing == .automatic)
 
     // Scanning until a plane is found.
     let replay = try ARReplay(session: arView.session, recording: Datasets.path("tabletop"))
@@ -61,7 +64,8 @@ import Testing
     #expect(abs(heightOnPlane(car)) < 0.01)
 
     // Drag: the car slides on its plane, the touched point staying under the finger.
-    let translate = try #require(sceneManager.gestureRecognizers.compactMap { $0 as? EntityTranslationGestureRecognizer }.first)
+    let translate = try #require(
+      sceneManager.gestureRecognizers.compactMap { $0 as? EntityTranslationGestureRecognizer }.first)
     let onScreen = try #require(arView.project(car.position(relativeTo: nil)))
     #expect(!translate.began(at: CGPoint(x: 5, y: 5)), "a touch beside the car does not drag it")
     #expect(translate.began(at: onScreen) && translate.state == .began)
@@ -78,7 +82,8 @@ import Testing
     #expect(simd_distance(translate.translation(in: nil), moved - start) < 1e-5)
 
     // Twist: about the plane's normal, clockwise on screen.
-    let rotate = try #require(sceneManager.gestureRecognizers.compactMap { $0 as? EntityRotationGestureRecognizer }.first)
+    let rotate = try #require(
+      sceneManager.gestureRecognizers.compactMap { $0 as? EntityRotationGestureRecognizer }.first)
     let before = car.orientation
     #expect(rotate.began(at: try #require(arView.project(moved))))
     rotate.changed(rotation: 0.5)
@@ -86,7 +91,8 @@ import Testing
     #expect(abs(turn.angle - 0.5) < 1e-4 && turn.axis.y < -0.999)
 
     // Pinch, clamped by the app to 0.1–3.0×.
-    let pinch = try #require(sceneManager.gestureRecognizers.compactMap { $0 as? EntityScaleGestureRecognizer }.first)
+    let pinch = try #require(
+      sceneManager.gestureRecognizers.compactMap { $0 as? EntityScaleGestureRecognizer }.first)
     #expect(pinch.began(at: try #require(arView.project(moved))))
     pinch.changed(scale: 2)
     #expect(abs(car.uniformScale - 2) < 1e-5)
@@ -100,7 +106,8 @@ import Testing
     viewModel.resetScene(in: arView)
     try await settle()
     #expect(arView.scene.anchors.isEmpty && car.scene == nil && !car.isAnchored)
-    #expect(arView.session.anchors.isEmpty && viewModel.placementState == .scanning && !viewModel.isModelPlaced)
+    #expect(
+      arView.session.anchors.isEmpty && viewModel.placementState == .scanning && !viewModel.isModelPlaced)
     try replay.step()
     #expect(arView.session.currentFrame?.camera.trackingState == .limited(.initializing))
     while viewModel.placementState == .scanning, try replay.step() { try await settle() }
@@ -122,6 +129,8 @@ import Testing
 
   @Test func realityFilesYieldTheirNamedScene() async throws {
     let entity = try await ModelLoader().load(model: ARModel.catalog[0])
-    #expect(entity.name == "Rover Flow" && ModelLoadError.anchorNotFound("Flow").localizedDescription.contains("Flow"))
+    #expect(
+      entity.name == "Rover Flow"
+        && ModelLoadError.anchorNotFound("Flow").localizedDescription.contains("Flow"))
   }
 }

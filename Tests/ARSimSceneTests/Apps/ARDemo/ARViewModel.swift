@@ -26,7 +26,9 @@ final class ARViewModel: ObservableObject {
     sessionManager.planeDetector.hasDetectedPlanePublisher
       .receive(on: DispatchQueue.main)
       .sink { [weak self] detected in
-        guard let self, self.placementState == .scanning || self.placementState == .readyToPlace else { return }
+        guard let self, self.placementState == .scanning || self.placementState == .readyToPlace else {
+          return
+        }
         self.placementState = detected ? .readyToPlace : .scanning
       }
       .store(in: &cancellables)

@@ -17,10 +17,14 @@ struct ARModel: Identifiable, Equatable {
   let sceneName: String?
 
   static let catalog: [ARModel] = [
-    ARModel(id: "rover", name: "Lunar Rover", fileName: "LunarRover_English", format: .reality, sceneName: "Rover Flow"),
-    ARModel(id: "biplane", name: "Toy Biplane", fileName: "toy_biplane_realistic", format: .usdz, sceneName: nil),
+    ARModel(
+      id: "rover", name: "Lunar Rover", fileName: "LunarRover_English", format: .reality,
+      sceneName: "Rover Flow"),
+    ARModel(
+      id: "biplane", name: "Toy Biplane", fileName: "toy_biplane_realistic", format: .usdz, sceneName: nil),
     ARModel(id: "car", name: "Toy Car", fileName: "toy_car", format: .usdz, sceneName: nil),
-    ARModel(id: "habitat", name: "Lunar Habitat", fileName: "LunarHabitat", format: .reality, sceneName: "Flow"),
+    ARModel(
+      id: "habitat", name: "Lunar Habitat", fileName: "LunarHabitat", format: .reality, sceneName: "Flow"),
   ]
 }
 

@@ -40,7 +40,9 @@ import Testing
       let before = viewModel.anchorEntities.values.reduce(0) { $0 + $1.children.count }
       container.viewTapped(at: centre, in: arView)
       let after = viewModel.anchorEntities.values.reduce(0) { $0 + $1.children.count }
-      if after > before, let hit = arView.raycast(from: centre, allowing: .existingPlaneGeometry, alignment: .horizontal).first {
+      if after > before,
+        let hit = arView.raycast(from: centre, allowing: .existingPlaneGeometry, alignment: .horizontal).first
+      {
         placedAt.append(hit.worldTransform.columns.3.xyz)
       }
       if placedAt.count == 3 { break }
@@ -49,7 +51,8 @@ import Testing
 
     // Each cup stands where its tap hit, on its plane anchor, anchored in the scene.
     let cups = viewModel.anchorEntities.values.flatMap { Array($0.children) }
-    #expect(cups.count == 3 && cups.allSatisfy { $0.name == "Cup" && $0.isAnchored && $0.scene === arView.scene })
+    #expect(
+      cups.count == 3 && cups.allSatisfy { $0.name == "Cup" && $0.isAnchored && $0.scene === arView.scene })
     for (anchorID, anchorEntity) in viewModel.anchorEntities {
       let plane = try #require(arView.session.anchors.first { $0.identifier == anchorID } as? ARPlaneAnchor)
       #expect(plane.alignment == .horizontal && anchorEntity.anchorIdentifier == anchorID)
