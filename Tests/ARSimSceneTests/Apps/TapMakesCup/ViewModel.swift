@@ -101,6 +101,8 @@ final class ViewModel: NSObject, ObservableObject {
 
 extension ViewModel: @preconcurrency ARSessionDelegate {
   func session(_ session: ARSession, didRemove anchors: [ARAnchor]) {
+    // swift-format-ignore: ReplaceForEachWithForLoop
+    // (the tutorial's own code, as written)
     anchors.forEach { anchor in
       guard let anchorEntity = self.anchors[anchor.identifier] else {
         return
