@@ -208,27 +208,8 @@ enum EvalCommand {
       raycasts: raycasts)
   }
 
-  /// Reads `taps.txt`: `timestamp u v frame wx wy wz planeId` lines after `#` comments.
-  static func readTaps(_ path: String) throws -> [GroundTruthTap] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
-    var taps: [GroundTruthTap] = []
-    for (number, line) in String(decoding: data, as: UTF8.self).split(
-      separator: "\n", omittingEmptySubsequences: false
-    ).enumerated() {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      guard let tap = GroundTruthTap(line: Substring(trimmed)), tap.timestamp.isFinite, tap.u.isFinite,
-        tap.v.isFinite, tap.world.x.isFinite, tap.world.y.isFinite, tap.world.z.isFinite
-      else {
-        throw RecordingError(
-          file: path, line: number + 1, "expected 'timestamp u v frame wx wy wz planeId' with finite numbers")
-      }
-      taps.append(tap)
-    }
-    return taps
-  }
+  /// Reads `taps.txt` (checked: see `GroundTruthTap.load(path:)`).
+  static func readTaps(_ path: String) throws -> [GroundTruthTap] { try GroundTruthTap.load(path: path) }
 
   /// Fails early, before a long replay, when a report cannot be written to `path`.
   static func checkWritable(_ path: String) throws {
