@@ -122,8 +122,8 @@ enum EvalCommand {
         taps.enumerated().map { TapCaster.Tap(time: $1.timestamp, pixel: SIMD2($1.u, $1.v), id: $0) },
         target: target, alignment: alignment)
     }
+    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
 
     let isMono = run.configuration.tracking.mode == .mono
     let tracking = try evaluateTracking(
