@@ -35,6 +35,8 @@ let package = Package(
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
+    // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.
+    .executableTarget(name: "arsim-fuzz", dependencies: ["ARSim", "ARSimSynth"], path: "Sources/ARSimFuzz"),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),
