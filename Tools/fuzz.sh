@@ -33,7 +33,7 @@ fi
 scratch=.build/fuzz
 echo "fuzz: building the harness (release, -sanitize=fuzzer,address) in $scratch" >&2
 swift build -c release --product arsim-fuzz --scratch-path "$scratch" \
-  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -DFUZZING \
+  -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -D -Xswiftc FUZZING \
   -Xcc -fsanitize=fuzzer-no-link,address -Xcxx -fsanitize=fuzzer-no-link,address 2>&1 | tail -n 3 >&2
 binary="$scratch/release/arsim-fuzz"
 
