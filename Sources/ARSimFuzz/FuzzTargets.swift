@@ -52,7 +52,8 @@ final class FuzzHarness {
     do {
       try FuzzFixture.write(folder)
     } catch {
-      FileHandle.standardError.write(Data("arsim-fuzz: cannot write the fixture in \(folder): \(error)\n".utf8))
+      FileHandle.standardError.write(
+        Data("arsim-fuzz: cannot write the fixture in \(folder): \(error)\n".utf8))
       exit(2)
     }
   }
@@ -129,14 +130,16 @@ enum FuzzFixture {
     for sub in ["arsim/rgb", "arsim/depth", "tum/rgb", "tum/depth"] {
       try fm.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
     }
-    let gray = GrayImage(width: 32, height: 24, pixels: (0..<(32 * 24)).map { UInt8(truncatingIfNeeded: $0 * 7) })
+    let gray = GrayImage(
+      width: 32, height: 24, pixels: (0..<(32 * 24)).map { UInt8(truncatingIfNeeded: $0 * 7) })
     let depth = (0..<(32 * 24)).map { UInt16(1000 + $0) }
     for sub in ["arsim", "tum"] {
       try ImageCodec.write(gray, to: "\(folder)/\(sub)/rgb/a.png")
       try ImageCodec.writeDepth16(width: 32, height: 24, values: depth, to: "\(folder)/\(sub)/depth/a.png")
     }
     func text(_ name: String, _ lines: [String]) throws {
-      try (lines.joined(separator: "\n") + "\n").write(toFile: folder + "/" + name, atomically: false, encoding: .utf8)
+      try (lines.joined(separator: "\n") + "\n").write(
+        toFile: folder + "/" + name, atomically: false, encoding: .utf8)
     }
     try text(
       "arsim/session.json",

@@ -77,7 +77,9 @@ enum GenerateCommand {
     {
       scene = scene.scaled(by: scale)
     }
-    if let fps = try number(args, "fps", Double.init, valid: { (1...1000).contains($0) }, "a number in 1...1000") {
+    if let fps = try number(
+      args, "fps", Double.init, valid: { (1...1000).contains($0) }, "a number in 1...1000")
+    {
       scene.frameRate = fps
     }
     if let duration = try number(

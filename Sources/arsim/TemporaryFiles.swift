@@ -51,14 +51,23 @@ enum TemporaryFiles {
     guard !installed else { return }
     installed = true
     _ = slots
+    // Deliverable even when the parent blocked them (a spawned child inherits the signal mask).
+    var unblock = sigset_t()
+    sigemptyset(&unblock)
+    for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&unblock, signalNumber) }
+    sigprocmask(SIG_UNBLOCK, &unblock, nil)
     for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
-      signal(signalNumber) { received in
+      let previous = signal(signalNumber) { received in
         let table = TemporaryFiles.slots
         for i in 0..<TemporaryFiles.capacity {
           if let pointer = table[i] { unlink(pointer) }
         }
         signal(received, SIG_DFL)
         raise(received)
+      }
+      // A signal the parent chose to ignore (nohup, a background job) stays ignored.
+      if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+        signal(signalNumber, SIG_IGN)
       }
     }
   }

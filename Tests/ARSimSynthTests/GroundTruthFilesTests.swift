@@ -42,14 +42,20 @@ import Testing
 
   @Test func damagedPlanesAreNamed() throws {
     #expect(try problem { $0["version"] = 2 } == "version: 2 is not supported (this build reads 1)")
-    #expect(try problem { $0["format"] = "arsim-scene" } == "format: is 'arsim-scene', expected 'arsim-planes'")
-    #expect(try problem(editPlane(1, "normal", [0, 0, 0])) == "planes[1].normal: must be a unit vector, got length 0.0")
+    #expect(
+      try problem { $0["format"] = "arsim-scene" } == "format: is 'arsim-scene', expected 'arsim-planes'")
+    #expect(
+      try problem(editPlane(1, "normal", [0, 0, 0]))
+        == "planes[1].normal: must be a unit vector, got length 0.0")
     #expect(
       try problem(editPlane(0, "normal", [1e308, 1, 0]))
         == "planes[0].normal: must be three finite numbers of magnitude at most 1000000.0")
     #expect(
-      try problem(editPlane(0, "polygon", [[0, 0, 0], [1, 0, 0]])) == "planes[0].polygon: needs at least 3 vertices, got 2")
-    #expect(try problem(editPlane(1, "area", -0.5)) == "planes[1].area: must be a positive number (square metres), got -0.5")
+      try problem(editPlane(0, "polygon", [[0, 0, 0], [1, 0, 0]]))
+        == "planes[0].polygon: needs at least 3 vertices, got 2")
+    #expect(
+      try problem(editPlane(1, "area", -0.5))
+        == "planes[1].area: must be a positive number (square metres), got -0.5")
     #expect(try problem(editPlane(1, "id", 1)) == "planes[1].id: 1 is used twice")
     #expect(try problem { $0["gravity"] = [0, -2, 0] } == "gravity: must be a unit vector, got length 2.0")
   }
@@ -77,7 +83,8 @@ import Testing
       try taps("1.0 10 20 6 0 0 1 1\n0.5 10 20 3 0 0 1 1\n")
         == "\(path):3: tap at 0.5 s (frame 3) comes before the previous one at 1.0 s (frame 6)")
     #expect(try taps("0.5 10 20 3 nan 0 1 1\n") == "\(path):2: wx 'nan' is not a finite number")
-    #expect(try taps("0.5 10 20 -1 0 0 1 1\n") == "\(path):2: frame '-1' is not a frame index (an integer from 0)")
+    #expect(
+      try taps("0.5 10 20 -1 0 0 1 1\n") == "\(path):2: frame '-1' is not a frame index (an integer from 0)")
     #expect(try GroundTruthTap.load(path: Datasets.path("tabletop/taps.txt")).count > 10)
   }
 }

@@ -32,7 +32,8 @@ import Testing
   @Test(arguments: ["frames.txt", "imu.txt", "groundtruth.txt"])
   func arsimTextInputsThatWouldHang(_ name: String) throws {
     for (target, problem) in [
-      (nil, "is a FIFO (named pipe), expected a regular file"), ("/dev/zero", "is a device, expected a regular file"),
+      (nil, "is a FIFO (named pipe), expected a regular file"),
+      ("/dev/zero", "is a device, expected a regular file"),
       ("/dev/urandom", "is a device, expected a regular file"),
     ] as [(String?, String)] {
       let folder = try RecordingFixtures.writeARSim(frames: 2)
@@ -53,7 +54,9 @@ import Testing
 
   @Test func aVideoThatIsAFIFOIsRefused() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 2)
-    try edit(folder + "/session.json") { $0.replacingOccurrences(of: "\"version\"", with: "\"video\": \"video.mp4\", \"version\"") }
+    try edit(folder + "/session.json") {
+      $0.replacingOccurrences(of: "\"version\"", with: "\"video\": \"video.mp4\", \"version\"")
+    }
     #expect(mkfifo(folder + "/video.mp4", 0o644) == 0)
     #expect(failure(folder) == "\(folder)/video.mp4: video \(folder)/video.mp4 is not a regular file")
   }
@@ -77,7 +80,9 @@ import Testing
 
   @Test func trailingCommaInSessionJSON() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 2)
-    try edit(folder + "/session.json") { $0.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 1,") }
+    try edit(folder + "/session.json") {
+      $0.replacingOccurrences(of: "\"version\" : 1", with: "\"version\" : 1,")
+    }
     let error = try #require(failure(folder))
     #expect(error.hasPrefix("\(folder)/session.json:"), "\(error)")
     #expect(error.hasSuffix(": not valid JSON: expected a key after ',' (trailing comma?)"), "\(error)")
@@ -86,16 +91,21 @@ import Testing
   @Test(arguments: ["1e308", "1e-300", "0", "-0.001"])
   func depthScaleOutOfBounds(_ value: String) throws {
     let folder = try RecordingFixtures.writeARSim(frames: 2)
-    try edit(folder + "/session.json") { $0.replacingOccurrences(of: "\"depthScale\" : 0.001", with: "\"depthScale\" : \(value)") }
+    try edit(folder + "/session.json") {
+      $0.replacingOccurrences(of: "\"depthScale\" : 0.001", with: "\"depthScale\" : \(value)")
+    }
     let error = try #require(failure(folder))
-    #expect(error.hasPrefix("\(folder)/session.json: depthScale must be in 1e-06...0.1 metres per unit, got "), "\(error)")
+    #expect(
+      error.hasPrefix("\(folder)/session.json: depthScale must be in 1e-06...0.1 metres per unit, got "),
+      "\(error)")
   }
 
   @Test func utf16IndexIsNamedAsSuch() throws {
     let folder = try RecordingFixtures.writeTUM(frames: 2)
     let text = try String(contentsOfFile: folder + "/rgb.txt", encoding: .utf8)
     try text.data(using: .utf16)!.write(to: URL(fileURLWithPath: folder + "/rgb.txt"))
-    #expect(failure(folder) == "\(folder)/rgb.txt: is UTF-16 text; expected UTF-8 (convert it, e.g. with iconv)")
+    #expect(
+      failure(folder) == "\(folder)/rgb.txt: is UTF-16 text; expected UTF-8 (convert it, e.g. with iconv)")
   }
 
   /// Lines after the last frame are read too: damage there fails the run instead of being ignored.
@@ -119,7 +129,8 @@ import Testing
 
     let tum = try RecordingFixtures.writeTUM(frames: 3)
     try edit(tum + "/depth.txt") { $0 + "200.5 depth/x.png\n100.0 depth/y.png\n" }
-    #expect(failure(tum) == "\(tum)/depth.txt:6: timestamp 100.0 is not after the previous depth image's 200.5")
+    #expect(
+      failure(tum) == "\(tum)/depth.txt:6: timestamp 100.0 is not after the previous depth image's 200.5")
   }
 
   @Test(arguments: [("bmp", [0x42, 0x4D] as [UInt8], "BMP"), ("tiff", [0x49, 0x49, 0x2A, 0x00], "TIFF")])

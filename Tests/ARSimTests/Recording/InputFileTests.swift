@@ -23,12 +23,18 @@ import Testing
     let fifo = folder + "/pipe.txt"
     #expect(mkfifo(fifo, 0o644) == 0)
     // A FIFO without a writer would block an open for reading: the check must come first.
-    #expect(message { _ = try LineReader(path: fifo) } == "\(fifo): is a FIFO (named pipe), expected a regular file")
-    #expect(message { _ = try InputFile.contents(fifo) } == "\(fifo): is a FIFO (named pipe), expected a regular file")
+    #expect(
+      message { _ = try LineReader(path: fifo) } == "\(fifo): is a FIFO (named pipe), expected a regular file"
+    )
+    #expect(
+      message { _ = try InputFile.contents(fifo) }
+        == "\(fifo): is a FIFO (named pipe), expected a regular file")
     for device in ["/dev/zero", "/dev/urandom", "/dev/null"] {
-      #expect(message { _ = try LineReader(path: device) } == "\(device): is a device, expected a regular file")
+      #expect(
+        message { _ = try LineReader(path: device) } == "\(device): is a device, expected a regular file")
     }
-    #expect(message { _ = try InputFile.contents(folder) } == "\(folder): is a directory, expected a regular file")
+    #expect(
+      message { _ = try InputFile.contents(folder) } == "\(folder): is a directory, expected a regular file")
     #expect(message { _ = try InputFile.contents(folder + "/none") } == "\(folder)/none: no such file")
   }
 
@@ -39,7 +45,8 @@ import Testing
     try "x\n".write(toFile: folder + "/file", atomically: true, encoding: .utf8)
     #expect(try InputFile.exists(folder + "/file"))
     #expect(symlink("loop", folder + "/loop") == 0)
-    #expect(message { _ = try InputFile.exists(folder + "/loop") } == "\(folder)/loop: is a symbolic link loop")
+    #expect(
+      message { _ = try InputFile.exists(folder + "/loop") } == "\(folder)/loop: is a symbolic link loop")
     #expect(symlink("missing", folder + "/dangling") == 0)
     #expect(
       message { _ = try InputFile.exists(folder + "/dangling") }
@@ -73,7 +80,9 @@ import Testing
   }
 
   @Test func strictJSONRejectsWhatFoundationLetsThrough() throws {
-    func check(_ text: String) -> String? { message { try StrictJSON.check(Array(text.utf8), path: "x.json") } }
+    func check(_ text: String) -> String? {
+      message { try StrictJSON.check(Array(text.utf8), path: "x.json") }
+    }
     #expect(check(#"{"a": [1, 2], "b": {"c": null}}"#) == nil)
     #expect(check("{\"a\": 1,\n}") == "x.json:2: not valid JSON: expected a key after ',' (trailing comma?)")
     #expect(check(#"{"a": [1, 2,]}"#) == "x.json:1: not valid JSON: trailing comma before ']'")

@@ -7,8 +7,12 @@ import Testing
 /// print is folded into the error instead of reaching stderr.
 @Suite struct ImageLimitsTests {
   /// A PNG whose IHDR declares `width` x `height` (grey, 8-bit), with a tiny IDAT and IEND.
-  static func png(width: UInt32, height: UInt32, idat: [UInt8] = [0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1]) -> [UInt8] {
-    func be(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)] }
+  static func png(width: UInt32, height: UInt32, idat: [UInt8] = [0x78, 0x9C, 0x63, 0, 0, 0, 1, 0, 1])
+    -> [UInt8]
+  {
+    func be(_ v: UInt32) -> [UInt8] {
+      [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+    }
     func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
       let body = Array(type.utf8) + data
       var crc: UInt32 = 0xFFFF_FFFF  // CRC-32 (IEEE), bit by bit
@@ -19,7 +23,8 @@ import Testing
       crc ^= 0xFFFF_FFFF
       return be(UInt32(data.count)) + body + be(crc)
     }
-    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", be(width) + be(height) + [8, 0, 0, 0, 0])
+    return [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+      + chunk("IHDR", be(width) + be(height) + [8, 0, 0, 0, 0])
       + chunk("IDAT", idat) + chunk("IEND", [])
   }
 
@@ -43,10 +48,18 @@ import Testing
 
   @Test func hugeHeadersAreRefusedBeforeAllocating() {
     let limit = "more than the 16384 x 16384 (67108864 pixels) accepted"
-    #expect(decodeError(Self.png(width: 1 << 31 - 1, height: 1 << 31 - 1)) == "PNG header declares 2147483647 x 2147483647 pixels, \(limit)")
-    #expect(decodeError(Self.png(width: 100_000, height: 100_000)) == "PNG header declares 100000 x 100000 pixels, \(limit)")
-    #expect(decodeError(Self.jpeg(width: 65500, height: 65500)) == "JPEG header declares 65500 x 65500 pixels, \(limit)")
-    #expect(decodeError(Self.png(width: 16384, height: 8192)) == "PNG header declares 16384 x 8192 pixels, \(limit)")
+    #expect(
+      decodeError(Self.png(width: 1 << 31 - 1, height: 1 << 31 - 1))
+        == "PNG header declares 2147483647 x 2147483647 pixels, \(limit)")
+    #expect(
+      decodeError(Self.png(width: 100_000, height: 100_000))
+        == "PNG header declares 100000 x 100000 pixels, \(limit)")
+    #expect(
+      decodeError(Self.jpeg(width: 65500, height: 65500))
+        == "JPEG header declares 65500 x 65500 pixels, \(limit)")
+    #expect(
+      decodeError(Self.png(width: 16384, height: 8192)) == "PNG header declares 16384 x 8192 pixels, \(limit)"
+    )
     #expect(ImageCodec.maxDimension == 16384 && ImageCodec.maxPixels == 1 << 26)
   }
 
@@ -56,7 +69,8 @@ import Testing
       return [0x76, 0x2F, 0x31, 0x01, 2, 0, 0, 0] + Array("dataWindow\0box2i\0".utf8) + le(16) + le(0) + le(0)
         + le(x1) + le(y1) + [0]
     }
-    #expect(decodeError(exr(99_999, 99_999))?.hasPrefix("OpenEXR header declares 100000 x 100000 pixels") == true)
+    #expect(
+      decodeError(exr(99_999, 99_999))?.hasPrefix("OpenEXR header declares 100000 x 100000 pixels") == true)
     // A small, well-formed header with no pixel data goes on to the decoder, which fails cleanly.
     let small = decodeError(exr(3, 1))
     #expect(small?.hasPrefix("not a decodable image") == true, "\(small ?? "decoded")")
@@ -65,7 +79,8 @@ import Testing
 
   @Test func libpngDiagnosticsAreFoldedIntoTheError() throws {
     // Capture this process's stderr around the decode: nothing may reach it.
-    let capture = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+    let capture = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
+      .path
     let file = open(capture, O_RDWR | O_CREAT | O_TRUNC, 0o600)
     let saved = dup(2)
     fflush(nil)
