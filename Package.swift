@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
     .library(name: "ARSimScene", targets: ["ARSimScene"]),
+    .library(name: "ARSimRun", targets: ["ARSimRun"]),
     .executable(name: "arsim", targets: ["arsim"]),
   ],
   targets: [
@@ -34,7 +35,8 @@ let package = Package(
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim"]),
-    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
+    .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
+    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
     // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.
     .executableTarget(name: "arsim-fuzz", dependencies: ["ARSim", "ARSimSynth"], path: "Sources/ARSimFuzz"),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
@@ -42,7 +44,7 @@ let package = Package(
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),
     .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
-    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimRun", "ARSimTestSupport"]),
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests", dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"]),

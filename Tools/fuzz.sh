@@ -8,7 +8,7 @@
 # Sources/ARSimFuzz/FuzzTargets.swift). The harness is built into its own scratch path
 # (.build/fuzz, release with -sanitize=fuzzer,address), so the normal build is untouched. Seeds come
 # from Datasets/; the corpus grows in .build/fuzz/corpus/TARGET, crashes land in
-# .build/fuzz/findings/TARGET. The last line printed is `fuzz: TARGET: N inputs in S s (E exec/s)`;
+# .build/fuzz/findings/TARGET. The last line printed is `fuzz: TARGET: N inputs in S s (E exec/s, ...)`;
 # the exit status is libFuzzer's (0: nothing found). Reproduce a finding without the fuzzer with
 # `swift run arsim-fuzz TARGET FILE`.
 set -euo pipefail
@@ -72,16 +72,18 @@ esac
 log="$scratch/fuzz-$target.log"
 echo "fuzz: $target for $seconds s (log: $log)" >&2
 status=0
+started=$(date +%s)
 ARSIM_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$binary" "$corpus" \
   -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
   -artifact_prefix="$findings/" -print_final_stats=1 "$@" >"$log" 2>&1 || status=$?
+took=$(($(date +%s) - started))
 rm -rf /dev/shm/arsim-fuzz-"$target"-* "${TMPDIR:-/tmp}"/arsim-fuzz-"$target"-* 2>/dev/null || true
 runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-took=$(sed -n 's/^stat::\(total_time\|wall_time\)[^:]*: *//p' "$log" | tail -n 1)
 rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+rss=$(sed -n 's/^stat::peak_rss_mb: *//p' "$log" | tail -n 1)
 if [ "$status" -ne 0 ]; then
   grep -E "^==[0-9]+==ERROR|SUMMARY|Fatal error|deadly signal|timeout|out-of-memory" "$log" | head -n 5 >&2 || true
   echo "fuzz: $target: FINDING after ${runs:-?} inputs (exit $status; artifacts in $findings, log $log)"
   exit "$status"
 fi
-echo "fuzz: $target: ${runs:-?} inputs in ${took:-$seconds} s (${rate:-?} exec/s)"
+echo "fuzz: $target: ${runs:-?} inputs in $took s (${rate:-?} exec/s, peak RSS ${rss:-?} MB), no finding"

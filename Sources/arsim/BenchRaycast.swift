@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 /// `arsim bench --raycast`: the time of one ``ARSession/raycast(_:in:)`` against a frame holding a
@@ -184,4 +185,9 @@ enum BenchRaycast {
     }
     return 0
   }
+}
+
+extension Duration {
+  /// This duration in seconds.
+  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

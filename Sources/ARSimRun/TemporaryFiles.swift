@@ -8,7 +8,7 @@ import Foundation
 ///
 /// The handler is async-signal-safe: it only reads a fixed table of C strings allocated before
 /// they are registered and calls `unlink`, `signal` and `raise`.
-enum TemporaryFiles {
+public enum TemporaryFiles {
   /// How many temporary files may be registered at once.
   static let capacity = 64
   /// The table the handler reads: C strings (from `strdup`) or nil.
@@ -38,7 +38,7 @@ enum TemporaryFiles {
   }
 
   /// Removes every registered file (the error path of `main`).
-  static func removeAll() {
+  public static func removeAll() {
     for i in 0..<capacity {
       if let pointer = slots[i] {
         unlink(pointer)

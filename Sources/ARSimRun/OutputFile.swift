@@ -7,15 +7,17 @@ import Foundation
 /// name. The temporary file is removed when the output is dropped without `close()` (an error), on
 /// the error exit of `main` and on SIGINT/SIGTERM (see ``TemporaryFiles``). An existing `PATH` that
 /// is not a regular file (a device such as `/dev/full`, a FIFO, a directory) is refused up front.
-final class OutputFile {
-  let path: String
+public final class OutputFile {
+  /// The final path.
+  public let path: String
   private let temporary: String
   private let descriptor: Int32
   private let slot: Int?
   private var buffer: [UInt8] = []
   private var closed = false
 
-  init(path: String) throws {
+  /// Checks the target and creates the temporary file.
+  public init(path: String) throws {
     try Self.checkTarget(path)
     self.path = path
     temporary = "\(path).\(getpid()).partial"
@@ -24,7 +26,7 @@ final class OutputFile {
     guard descriptor >= 0 else {
       let reason = String(cString: strerror(errno))
       TemporaryFiles.unregister(slot)
-      throw Arguments.UsageError("\(path): cannot be written (\(reason))")
+      throw UsageError("\(path): cannot be written (\(reason))")
     }
     buffer.reserveCapacity(1 << 16)
   }
@@ -37,8 +39,8 @@ final class OutputFile {
   }
 
   /// Throws unless `path` can be an output: absent, or an existing regular file (following links).
-  static func checkTarget(_ path: String) throws {
-    guard !path.isEmpty else { throw Arguments.UsageError("an output path is empty") }
+  public static func checkTarget(_ path: String) throws {
+    guard !path.isEmpty else { throw UsageError("an output path is empty") }
     var info = stat()
     if stat(path, &info) == 0 {
       let kind: String? =
@@ -49,16 +51,16 @@ final class OutputFile {
         case S_IFCHR, S_IFBLK: "a device"
         default: "not a regular file"
         }
-      if let kind { throw Arguments.UsageError("\(path): is \(kind); outputs must be regular files") }
+      if let kind { throw UsageError("\(path): is \(kind); outputs must be regular files") }
     } else if errno != ENOENT {
-      throw Arguments.UsageError("\(path): cannot be written (\(InputFile.statProblem(path, errno)))")
+      throw UsageError("\(path): cannot be written (\(InputFile.statProblem(path, errno)))")
     } else if lstat(path, &info) == 0 {
-      throw Arguments.UsageError("\(path): is a broken symbolic link; outputs must be regular files")
+      throw UsageError("\(path): is a broken symbolic link; outputs must be regular files")
     }
   }
 
   /// Appends a line.
-  func write(_ line: String) throws {
+  public func write(_ line: String) throws {
     buffer.append(contentsOf: line.utf8)
     buffer.append(UInt8(ascii: "\n"))
     if buffer.count >= 1 << 16 { try flush() }
@@ -72,7 +74,7 @@ final class OutputFile {
       }
       if count < 0, errno == EINTR { continue }
       guard count > 0 else {
-        throw Arguments.UsageError("\(path): write failed (\(String(cString: strerror(errno))))")
+        throw UsageError("\(path): write failed (\(String(cString: strerror(errno))))")
       }
       written += count
     }
@@ -80,10 +82,10 @@ final class OutputFile {
   }
 
   /// Writes what is left and moves the file into place.
-  func close() throws {
+  public func close() throws {
     try flush()
     guard fsync(descriptor) == 0 || errno == EINVAL else {
-      throw Arguments.UsageError("\(path): write failed (\(String(cString: strerror(errno))))")
+      throw UsageError("\(path): write failed (\(String(cString: strerror(errno))))")
     }
     Foundation.close(descriptor)
     closed = true
@@ -98,20 +100,20 @@ final class OutputFile {
     guard rename(temporary, path) == 0 else {
       let reason = String(cString: strerror(errno))
       unlink(temporary)
-      throw Arguments.UsageError("\(path): cannot be written (\(reason))")
+      throw UsageError("\(path): cannot be written (\(reason))")
     }
   }
 }
 
 /// The CLI's JSON outputs use the evaluation report's ordered writer.
-typealias JSON = JSONValue
+package typealias JSON = JSONValue
 
 extension JSONValue {
   /// A 3-vector as 3 numbers.
-  static func vector(_ v: simd_float3) -> JSON { .array([.float(v.x), .float(v.y), .float(v.z)]) }
+  package static func vector(_ v: simd_float3) -> JSON { .array([.float(v.x), .float(v.y), .float(v.z)]) }
 
   /// A 4x4 matrix as 16 numbers, column-major.
-  static func matrix(_ m: simd_float4x4) -> JSON {
+  package static func matrix(_ m: simd_float4x4) -> JSON {
     let c = m.columns
     let columns: [SIMD4<Float>] = [c.0, c.1, c.2, c.3]
     return .array(columns.flatMap { [JSON.float($0.x), .float($0.y), .float($0.z), .float($0.w)] })

@@ -2,19 +2,21 @@ import Foundation
 
 /// A progress bar on standard error: redrawn in place on a terminal, a line every 10% otherwise.
 /// It only shows how far the work is; results never depend on it.
-final class ProgressBar {
+public final class ProgressBar {
   private let label: String
   private let total: Int
   private let isTerminal = isatty(STDERR_FILENO) != 0
   private var lastDrawn = -1
   private var lastDrawTime = Date.distantPast
 
-  init(label: String, total: Int) {
+  /// A bar for `total` steps, named `label`.
+  public init(label: String, total: Int) {
     self.label = label
     self.total = max(total, 1)
   }
 
-  func update(_ done: Int) {
+  /// Shows that `done` steps of the total are done.
+  public func update(_ done: Int) {
     let percent = min(100, done * 100 / total)
     if isTerminal {
       let now = Date()
@@ -30,12 +32,13 @@ final class ProgressBar {
     lastDrawn = percent
   }
 
-  func finish() {
+  /// Ends the bar (a newline on a terminal).
+  public func finish() {
     if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) }
   }
 }
 
 /// Writes a line to standard error.
-func printError(_ message: String) {
+public func printError(_ message: String) {
   FileHandle.standardError.write(Data((message + "\n").utf8))
 }
