@@ -114,7 +114,9 @@ public enum RecordingEvaluator {
   }
 
   /// Reads `taps.txt` (checked: see `GroundTruthTap.load(path:)`).
-  public static func readTaps(_ path: String) throws -> [GroundTruthTap] { try GroundTruthTap.load(path: path) }
+  public static func readTaps(_ path: String) throws -> [GroundTruthTap] {
+    try GroundTruthTap.load(path: path)
+  }
 }
 
 /// The ground-truth files of a recording: those `session.json` names (ARSim format), else `planes.json`
