@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
     .library(name: "ARSimScene", targets: ["ARSimScene"]),
+    .library(name: "ARSimAssets", targets: ["ARSimAssets"]),
     .executable(name: "arsim", targets: ["arsim"]),
   ],
   targets: [
@@ -33,7 +34,10 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim"]),
+    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"]),
+    .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
+    .testTarget(
+      name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
