@@ -79,7 +79,8 @@ struct LayerSource {
     } catch {
       throw AssetError(file: file, problem: "\(error)")
     }
-    throw AssetError(file: file, problem: "neither a USDA nor a USDC layer")
+    throw AssetError(
+      file: file, problem: "neither a USDA layer (starting #usda) nor a USDC crate (starting PXR-USDC)")
   }
 }
 

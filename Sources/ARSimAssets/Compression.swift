@@ -16,7 +16,7 @@ enum Compression {
   static func decompress(_ input: ArraySlice<UInt8>, limit: Int) throws -> [UInt8] {
     guard let chunks = input.first else { throw FormatError("empty compressed block") }
     var output = [UInt8]()
-    output.reserveCapacity(limit)
+    output.reserveCapacity(Swift.min(limit, input.count * 16 + 64))
     var at = input.startIndex + 1
     if chunks == 0 {
       try lz4Block(input[at...], into: &output, limit: limit)

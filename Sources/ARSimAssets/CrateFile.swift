@@ -69,7 +69,7 @@ struct CrateFile {
 
   private mutating func readTokens(_ section: ByteReader) throws {
     var r = section
-    let count = Int(try r.read(UInt64.self))
+    let count = try r.readCount(elementSize: 0, "token")
     let size = try r.readCount(elementSize: 0, "token bytes")
     let compressed = try r.readCount(elementSize: 1, "compressed token bytes")
     guard count <= size else { throw FormatError("TOKENS: \(count) tokens cannot fit in \(size) bytes") }

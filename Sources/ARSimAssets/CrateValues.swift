@@ -98,7 +98,7 @@ extension CrateFile {
       switch scalar {
       case .bool: return .bool(values[0] != 0)
       case .f16, .f32, .f64: return .double(values[0])
-      default: return .int(Int(values[0]))
+      default: return Int(exactly: values[0].rounded()).map(USDValue.int) ?? .double(values[0])
       }
     }
     return .tuple(values)
@@ -147,12 +147,12 @@ extension CrateFile {
     guard rep >> 48 & 0xFF == 46 else { return [] }
     var r = try at(rep & 0xFFFF_FFFF_FFFF, "time samples")
     let start = r.offset
-    r.offset = start + Int(truncatingIfNeeded: try r.read(Int64.self))
+    r.offset = start &+ Int(truncatingIfNeeded: try r.read(Int64.self))
     guard case .numbers(let times) = try value(try r.read(UInt64.self)) else {
       throw FormatError("time samples at byte \(start) have no times")
     }
     let valuesJump = r.offset
-    r.offset = valuesJump + Int(truncatingIfNeeded: try r.read(Int64.self))
+    r.offset = valuesJump &+ Int(truncatingIfNeeded: try r.read(Int64.self))
     let count = try r.readCount(elementSize: 8, "time sample")
     guard count == times.count else {
       throw FormatError("time samples at byte \(start): \(times.count) times for \(count) values")

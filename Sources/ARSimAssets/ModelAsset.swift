@@ -50,7 +50,7 @@ public struct ModelAsset: Sendable {
       source = LayerSource(archive: archive, file: file)
     case "usda", "usdc", "usd":
       source = LayerSource(file: file)
-      rootKey = URL(fileURLWithPath: file).standardized.path
+      rootKey = file
     case "reality":
       throw AssetError(
         file: file,

@@ -289,13 +289,20 @@ struct USDAParser {
       case "asset": return .tokens(items.compactMap { if case .asset(let s) = $0 { s } else { nil } })
       default:
         guard case .tuple(let first)? = items.first else { return .numbers(try numbers(items)) }
-        return .tuples(width: first.count, try numbers(items))
+        let values = try numbers(items)
+        guard !first.isEmpty, values.count == first.count * items.count else {
+          throw FormatError("line \(line): the tuples of a \(type) value differ in size")
+        }
+        return .tuples(width: first.count, values)
       }
     }
     switch raw {
     case .number(let value, let isInteger):
-      return isInteger && ["int", "uint", "int64", "uint64", "uchar"].contains(base)
-        ? .int(Int(value)) : .double(value)
+      if isInteger, ["int", "uint", "int64", "uint64", "uchar"].contains(base), let int = Int(exactly: value)
+      {
+        return .int(int)
+      }
+      return .double(value)
     case .identifier("true"): return .bool(true)
     case .identifier("false"): return .bool(false)
     case .string(let text): return .token(text)
