@@ -36,6 +36,7 @@ let package = Package(
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"]),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
+    .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets"]),
     .testTarget(
       name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
