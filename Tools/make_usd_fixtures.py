@@ -174,11 +174,27 @@ def expected(path, name):
         if animated:
             entry["animated"] = True
         prims.append(entry)
+    # The animated prims' gprims at a few times: USD's bounds as the animation moves them.
+    animated_bounds = []
+    for entry in prims:
+        if not entry.get("animated"):
+            continue
+        for prim in Usd.PrimRange(stage.GetPrimAtPath(entry["path"])):
+            if not prim.IsA(UsdGeom.Gprim):
+                continue
+            for code in (START, 12.0, 24.0, 30.5, END):
+                at = UsdGeom.BBoxCache(Usd.TimeCode(code), [UsdGeom.Tokens.default_], useExtentsHint=False)
+                animated_bounds.append({
+                    "path": str(prim.GetPath()),
+                    "time": (code - stage.GetStartTimeCode()) / stage.GetTimeCodesPerSecond(),
+                    "worldBounds": convert(at.ComputeWorldBound(prim).ComputeAlignedRange()),
+                })
     roots = [c.GetName() for c in stage.GetPseudoRoot().GetChildren()]
     return {
         "file": name, "metersPerUnit": mpu, "upAxis": "Z" if zup else "Y",
         "startTimeCode": stage.GetStartTimeCode(), "endTimeCode": stage.GetEndTimeCode(),
         "timeCodesPerSecond": stage.GetTimeCodesPerSecond(), "roots": roots, "prims": prims,
+        "animatedBounds": animated_bounds,
         "worldBounds": convert(cache.ComputeWorldBound(stage.GetPseudoRoot()).ComputeAlignedRange()),
     }
 

@@ -19,8 +19,19 @@ public struct AssetNode: Sendable {
   public var geometry: AssetGeometry?
   /// Whether one of the prim's attributes has more than one time sample.
   public var isAnimated: Bool
+  /// The prim's ``transform`` at each time code its transform ops are sampled at, when there are more
+  /// than one; empty otherwise. A parent's animation is not folded into a child that resets the stack.
+  public var transformKeyframes: [AssetKeyframe]
   /// The child prims, in order.
   public var children: [AssetNode]
+}
+
+/// A prim's transform at one time.
+public struct AssetKeyframe: Sendable, Equatable {
+  /// Seconds from the stage's `startTimeCode` (time codes over `timeCodesPerSecond`).
+  public var time: Double
+  /// The transform to the parent's space then (as ``AssetNode/transform``).
+  public var transform: simd_double4x4
 }
 
 /// The geometry of a gprim, in the prim's own space (metres, y-up).
@@ -31,6 +42,12 @@ public struct AssetGeometry: Sendable, Equatable {
   public var vertexCount: Int
   /// The mesh's faces (`faceVertexCounts`); 0 for analytic shapes.
   public var faceCount: Int
+  /// The mesh's points, metres, in the prim's space; empty for analytic shapes.
+  public var positions: [SIMD3<Float>] = []
+  /// The number of vertices of each face (USD's `faceVertexCounts`); empty for analytic shapes.
+  public var faceVertexCounts: [Int] = []
+  /// The point index of each face vertex, face after face (USD's `faceVertexIndices`).
+  public var faceVertexIndices: [Int] = []
   /// The corner with the smallest coordinates: of the points for a mesh (its `extent` when it has
   /// none), of the authored or computed `extent` for an analytic shape.
   public var boundsMin: SIMD3<Double>
@@ -45,14 +62,28 @@ extension AssetNode {
     _ spec: PrimSpec, parentPath: String, parentWorld: simd_double4x4, conversion: StageConversion,
     file: String, animated: inout [String]
   ) throws(AssetError) -> AssetNode? {
+    let reparent = { (resets: Bool, local: simd_double4x4) in
+      resets ? parentWorld.inverse * conversion.convert(local) : conversion.convert(local)
+    }
     guard spec.specifier == .def, spec.active else { return nil }
     let path = parentPath + "/" + spec.name
     let local: simd_double4x4
     let resets: Bool
     let geometry: AssetGeometry?
+    var keyframes: [AssetKeyframe] = []
     do {
       (local, resets) = try XformOps.transform(spec.attributes)
       geometry = try AssetGeometry.make(spec, conversion: conversion)
+      let times = XformOps.sampleTimes(spec.attributes)
+      if times.count > 1 {
+        for time in times {
+          let (sampled, sampledResets) = try XformOps.transform(spec.attributes, at: time)
+          keyframes.append(
+            AssetKeyframe(
+              time: (time - conversion.startTimeCode) / conversion.timeCodesPerSecond,
+              transform: reparent(sampledResets, sampled)))
+        }
+      }
     } catch let error as FormatError {
       throw AssetError(file: file, problem: "prim \(path): \(error.problem)")
     } catch {
@@ -72,8 +103,8 @@ extension AssetNode {
     }
     return AssetNode(
       name: spec.name, path: path, typeName: spec.typeName,
-      transform: resets ? parentWorld.inverse * converted : converted, resetsTransformStack: resets,
-      geometry: geometry, isAnimated: isAnimated, children: children)
+      transform: reparent(resets, local), resetsTransformStack: resets, geometry: geometry,
+      isAnimated: isAnimated, transformKeyframes: keyframes, children: children)
   }
 }
 
@@ -85,6 +116,15 @@ extension AssetGeometry {
     }
     var vertices = 0
     var faces = 0
+    var positions: [SIMD3<Float>] = []
+    var faceVertexCounts: [Int] = []
+    var faceVertexIndices: [Int] = []
+    func index(_ value: Double, _ name: String) throws -> Int {
+      guard value >= 0, value < Double(Int32.max), let int = Int(exactly: value) else {
+        throw FormatError("\(name) holds \(value), not a count or index")
+      }
+      return int
+    }
     var bounds: (SIMD3<Double>, SIMD3<Double>)?
     if case .tuples(3, let values)? = spec.attributes["extent"]?.resolved, values.count == 6 {
       bounds = (SIMD3(values[0], values[1], values[2]), SIMD3(values[3], values[4], values[5]))
@@ -112,10 +152,20 @@ extension AssetGeometry {
         }
         bounds = (low, high)
       }
-      switch spec.attributes["faceVertexCounts"]?.resolved {
-      case .numbers(let counts)?: faces = counts.count
-      case .int?: faces = 1
-      default: break
+      if case .numbers(let counts)? = spec.attributes["faceVertexCounts"]?.resolved {
+        faceVertexCounts = try counts.map { try index($0, "faceVertexCounts") }
+      }
+      if case .numbers(let indices)? = spec.attributes["faceVertexIndices"]?.resolved {
+        faceVertexIndices = try indices.map { try index($0, "faceVertexIndices") }
+      }
+      faces = faceVertexCounts.count
+      if case .tuples(3, let points)? = spec.attributes["points"]?.resolved {
+        let m = conversion.matrix
+        positions.reserveCapacity(points.count / 3)
+        for i in stride(from: 0, to: points.count - 2, by: 3) {
+          let q = m * SIMD4(points[i], points[i + 1], points[i + 2], 1)
+          positions.append(SIMD3(Float(q.x), Float(q.y), Float(q.z)))
+        }
       }
     case "Cube":
       let half = number("size", 2) / 2
@@ -148,7 +198,9 @@ extension AssetGeometry {
     }
     let (min, max) = transformedBox(low, high, conversion.matrix)
     return AssetGeometry(
-      kind: spec.typeName, vertexCount: vertices, faceCount: faces, boundsMin: min, boundsMax: max)
+      kind: spec.typeName, vertexCount: vertices, faceCount: faces, positions: positions,
+      faceVertexCounts: faceVertexCounts, faceVertexIndices: faceVertexIndices, boundsMin: min, boundsMax: max
+    )
   }
 }
 

@@ -73,7 +73,16 @@ public struct ModelAsset: Sendable {
     guard metersPerUnit > 0, metersPerUnit.isFinite else {
       throw AssetError(file: file, problem: "metersPerUnit \(metersPerUnit) is not a positive number")
     }
-    let conversion = StageConversion(metersPerUnit: metersPerUnit, zUp: upAxis == "Z")
+    let start = layer.metadata["startTimeCode"]?.number ?? 0
+    let end = layer.metadata["endTimeCode"]?.number ?? start
+    let rate = layer.metadata["timeCodesPerSecond"]?.number ?? 24
+    guard rate > 0, rate.isFinite, start.isFinite, end.isFinite else {
+      throw AssetError(
+        file: file, problem: "the stage's time codes (\(start) to \(end) at \(rate) per second) are not valid"
+      )
+    }
+    let conversion = StageConversion(
+      metersPerUnit: metersPerUnit, zUp: upAxis == "Z", startTimeCode: start, timeCodesPerSecond: rate)
     var animated: [String] = []
     var nodes: [AssetNode] = []
     for spec in composed {
@@ -84,16 +93,13 @@ public struct ModelAsset: Sendable {
       }
     }
     roots = nodes
-    let start = layer.metadata["startTimeCode"]?.number ?? 0
-    let end = layer.metadata["endTimeCode"]?.number ?? start
-    let rate = layer.metadata["timeCodesPerSecond"]?.number ?? 24
     animations =
       animated.isEmpty
       ? []
       : [
         AssetAnimation(
           name: AssetAnimation.defaultName, startTimeCode: start, endTimeCode: end,
-          duration: rate > 0 ? Swift.max(0, end - start) / rate : 0, primPaths: animated)
+          duration: Swift.max(0, end - start) / rate, primPaths: animated)
       ]
   }
 
@@ -125,12 +131,17 @@ public struct AssetAnimation: Sendable, Equatable {
   public var primPaths: [String]
 }
 
-/// The map from stage units and up axis to metres and y-up: `s·R`, `R` a -90° turn about x for Z-up.
+/// The map from stage units and up axis to metres and y-up (`s·R`, `R` a -90° turn about x for Z-up),
+/// and from time codes to seconds from the start.
 struct StageConversion {
   let matrix: simd_double4x4
   let inverse: simd_double4x4
+  let startTimeCode: Double
+  let timeCodesPerSecond: Double
 
-  init(metersPerUnit s: Double, zUp: Bool) {
+  init(metersPerUnit s: Double, zUp: Bool, startTimeCode: Double, timeCodesPerSecond: Double) {
+    self.startTimeCode = startTimeCode
+    self.timeCodesPerSecond = timeCodesPerSecond
     // (x, y, z) -> (x, z, -y) turns a Z-up stage's +z into +y.
     let rotation =
       zUp

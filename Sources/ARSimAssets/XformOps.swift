@@ -5,8 +5,29 @@ import Foundation
 /// to a point (the first op is outermost), each `xformOp:TYPE[:suffix]`, optionally `!invert!`-ed,
 /// after an optional leading `!resetXformStack!`.
 enum XformOps {
-  /// The prim's local transform (stage units, column-major) and whether it resets the stack.
-  static func transform(_ attributes: [String: AttributeSpec]) throws -> (simd_double4x4, Bool) {
+  /// The time codes at which to sample the prim's transform ops, in increasing order: every time
+  /// code with a sample, and every whole time code between the first and the last (so that a track
+  /// interpolated between them follows USD's linear interpolation of angles, even past half a turn),
+  /// unless the span is over 10 000 time codes.
+  static func sampleTimes(_ attributes: [String: AttributeSpec]) -> [Double] {
+    guard case .tokens(let order)? = attributes["xformOpOrder"]?.resolved else { return [] }
+    var times = Set(
+      order.flatMap { name in
+        attributes[name.hasPrefix("!invert!") ? String(name.dropFirst(8)) : name]?.timeSamples.map(\.time)
+          ?? []
+      })
+    if let first = times.min(), let last = times.max(), last - first <= 10_000 {
+      for code in stride(from: first.rounded(.up), through: last, by: 1) { times.insert(code) }
+    }
+    return times.sorted()
+  }
+
+  /// The prim's local transform (stage units, column-major) and whether it resets the stack: at the
+  /// default time (`time` nil: default values, else first samples), or at a time code (samples
+  /// interpolated linearly, held before the first and after the last; default values without samples).
+  static func transform(_ attributes: [String: AttributeSpec], at time: Double? = nil) throws -> (
+    simd_double4x4, Bool
+  ) {
     guard case .tokens(let order)? = attributes["xformOpOrder"]?.resolved else { return (.identity, false) }
     var matrix = simd_double4x4.identity
     var resets = false
@@ -18,7 +39,7 @@ enum XformOps {
       }
       let inverted = entry.hasPrefix("!invert!")
       let name = inverted ? String(entry.dropFirst("!invert!".count)) : entry
-      guard let value = attributes[name]?.resolved else {
+      guard let value = time.flatMap({ attributes[name]?.value(at: $0) }) ?? attributes[name]?.resolved else {
         throw FormatError("xformOpOrder names '\(name)', which has no value")
       }
       let op = try self.op(name, value)
@@ -93,6 +114,26 @@ enum XformOps {
       return simd_double4x4(rows: [
         SIMD4(c, -s, 0, 0), SIMD4(s, c, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, 0, 1),
       ])
+    }
+  }
+}
+
+extension AttributeSpec {
+  /// The value at time code `time`: the samples interpolated linearly (numbers and tuples; others
+  /// held), held before the first and after the last; the default value without samples.
+  func value(at time: Double) -> USDValue? {
+    let samples = timeSamples.sorted { $0.time < $1.time }
+    guard let first = samples.first, let last = samples.last else { return value }
+    if time <= first.time { return first.value }
+    if time >= last.time { return last.value }
+    let next = samples.firstIndex { $0.time > time }!
+    let (a, b) = (samples[next - 1], samples[next])
+    let t = (time - a.time) / (b.time - a.time)
+    switch (a.value, b.value) {
+    case (.double(let x), .double(let y)): return .double(x + (y - x) * t)
+    case (.tuple(let x), .tuple(let y)) where x.count == y.count:
+      return .tuple(zip(x, y).map { $0 + ($1 - $0) * t })
+    default: return a.value
     }
   }
 }

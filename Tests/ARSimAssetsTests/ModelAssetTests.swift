@@ -27,8 +27,14 @@ enum Fixtures {
       var worldBounds: Bounds?
       var animated: Bool?
     }
+    struct AnimatedBounds: Decodable {
+      var path: String
+      var time: Double
+      var worldBounds: Bounds
+    }
     var metersPerUnit: Double
     var upAxis: String
+    var animatedBounds: [AnimatedBounds]
     var roots: [String]
     var prims: [Prim]
     var worldBounds: Bounds
@@ -101,6 +107,39 @@ enum Fixtures {
     #expect(animation.name == AssetAnimation.defaultName)
     #expect(
       animation.duration == (expected.endTimeCode - expected.startTimeCode) / expected.timeCodesPerSecond)
+  }
+
+  /// The animated prim's keyframes at whole time codes move its meshes where USD's BBoxCache puts
+  /// them at those times (the spinner turns a full turn and a bit: angles interpolate linearly).
+  @Test(arguments: loadable)
+  func keyframesMatchUSDsAnimatedBounds(_ name: String) throws {
+    let expected = try Fixtures.expected(name)
+    let asset = try ModelAsset(contentsOf: Fixtures.url(name))
+    let nodes = Fixtures.worldNodes(asset)
+    var checked = 0
+    for sample in expected.animatedBounds {
+      let (mesh, _) = try #require(nodes.first { $0.node.path == sample.path })
+      let parentPath = String(sample.path[..<sample.path.lastIndex(of: "/")!])
+      let (animated, _) = try #require(nodes.first { $0.node.path == parentPath })
+      let grandparentPath = String(parentPath[..<parentPath.lastIndex(of: "/")!])
+      let above = nodes.first { $0.node.path == grandparentPath }?.world ?? .identity
+      #expect(animated.transformKeyframes.count == 49)  // time codes 0...48
+      guard let keyframe = animated.transformKeyframes.first(where: { abs($0.time - sample.time) < 1e-12 })
+      else {
+        continue
+      }
+      let world = above * keyframe.transform * mesh.transform
+      let geometry = try #require(mesh.geometry)
+      let (low, high) = transformedBox(geometry.boundsMin, geometry.boundsMax, world)
+      for axis in 0..<3 {
+        #expect(
+          abs(low[axis] - sample.worldBounds.min[axis]) <= 1e-5, "\(name) t=\(sample.time) min[\(axis)]")
+        #expect(
+          abs(high[axis] - sample.worldBounds.max[axis]) <= 1e-5, "\(name) t=\(sample.time) max[\(axis)]")
+      }
+      checked += 1
+    }
+    #expect(checked == 4)
   }
 
   /// USDA writes floats in their shortest decimal form, the crate keeps their bits: alike to 1e-7.
