@@ -68,7 +68,8 @@ let package = Package(
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests",
-      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine),
+      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine,
+      resources: [.process("Loading/Models")]),
   ] + combineTargets,
   swiftLanguageModes: [.v6],
   cxxLanguageStandard: .cxx17

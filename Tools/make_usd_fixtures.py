@@ -4,9 +4,9 @@
 Run with the tools' environment and the asset requirements:
 
     ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-assets.txt Tools/python.sh Tools/make_usd_fixtures.py \
-        Tests/ARSimAssetsTests/Fixtures
+        Tests/ARSimAssetsTests/Fixtures --copy-to Tests/ARSimSceneTests/Loading/Models
 
-writes the same small scene as scene.usda, scene.usdc and scene.usdz (nested transforms of every kind,
+writes (and, with --copy-to, copies the few the entity-loading tests read from a bundle) the same small scene as scene.usda, scene.usdc and scene.usdz (nested transforms of every kind,
 several meshes, common geometry prims, a reference to a second layer with an `over` on it, a class, an
 animated prim), the variants centimetres.usdz (metersPerUnit 0.01) and zup.usdz (upAxis Z), two broken
 archives (cycle.usdz, missing.usdz), and beside each loadable asset NAME.expected.json: the prim
@@ -29,6 +29,8 @@ import tempfile
 from pxr import Gf, Sdf, Usd, UsdGeom
 
 START, END = 0.0, 48.0
+SCENE_TEST_MODELS = ["scene.usdz", "scene.usdz.expected.json", "zup.usdz", "zup.usdz.expected.json",
+                     "scene.usda", "parts.usda"]
 
 
 def box_mesh(stage, path, size, translate=None, scale=None):
@@ -278,6 +280,7 @@ def make_big(out, count):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out", nargs="?", help="fixture folder")
+    parser.add_argument("--copy-to", help="also copy the scene-loading tests' models here")
     parser.add_argument("--big", help="write one benchmark usdz here instead")
     parser.add_argument("--points", type=int, default=88000, help="points of the benchmark mesh (88000: about 1 MB)")
     args = parser.parse_args()
@@ -285,6 +288,10 @@ def main():
         make_big(args.big, args.points)
     elif args.out:
         make_fixtures(args.out)
+        if args.copy_to:
+            os.makedirs(args.copy_to, exist_ok=True)
+            for name in SCENE_TEST_MODELS:
+                shutil.copyfile(os.path.join(args.out, name), os.path.join(args.copy_to, name))
     else:
         parser.error("name a fixture folder or --big FILE")
 
