@@ -55,7 +55,7 @@ let package = Package(
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
-    .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets"]),
+    .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
       name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),

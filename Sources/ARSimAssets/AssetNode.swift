@@ -119,11 +119,16 @@ extension AssetGeometry {
     var positions: [SIMD3<Float>] = []
     var faceVertexCounts: [Int] = []
     var faceVertexIndices: [Int] = []
-    func index(_ value: Double, _ name: String) throws -> Int {
-      guard value >= 0, value < Double(Int32.max), let int = Int(exactly: value) else {
-        throw FormatError("\(name) holds \(value), not a count or index")
+    func indices(_ values: [Double], _ name: String) throws -> [Int] {
+      var result: [Int] = []
+      result.reserveCapacity(values.count)
+      for value in values {
+        guard value >= 0, value < 2_147_483_648, value.rounded() == value else {
+          throw FormatError("\(name) holds \(value), not a count or index")
+        }
+        result.append(Int(value))
       }
-      return int
+      return result
     }
     var bounds: (SIMD3<Double>, SIMD3<Double>)?
     if case .tuples(3, let values)? = spec.attributes["extent"]?.resolved, values.count == 6 {
@@ -143,30 +148,26 @@ extension AssetGeometry {
         vertices = points.count / 3
         var low = SIMD3(repeating: Double.infinity)
         var high = SIMD3(repeating: -Double.infinity)
-        points.withUnsafeBufferPointer { p in
-          for i in stride(from: 0, to: p.count - 2, by: 3) {
-            let v = SIMD3(p[i], p[i + 1], p[i + 2])
-            low = pointwiseMin(low, v)
-            high = pointwiseMax(high, v)
+        positions = [SIMD3<Float>](unsafeUninitializedCapacity: vertices) { buffer, initialized in
+          points.withUnsafeBufferPointer { p in
+            for i in 0..<vertices {
+              let v = SIMD3(p[3 * i], p[3 * i + 1], p[3 * i + 2])
+              low = pointwiseMin(low, v)
+              high = pointwiseMax(high, v)
+              buffer[i] = conversion.point(v)
+            }
           }
+          initialized = vertices
         }
         bounds = (low, high)
       }
       if case .numbers(let counts)? = spec.attributes["faceVertexCounts"]?.resolved {
-        faceVertexCounts = try counts.map { try index($0, "faceVertexCounts") }
+        faceVertexCounts = try indices(counts, "faceVertexCounts")
       }
-      if case .numbers(let indices)? = spec.attributes["faceVertexIndices"]?.resolved {
-        faceVertexIndices = try indices.map { try index($0, "faceVertexIndices") }
+      if case .numbers(let values)? = spec.attributes["faceVertexIndices"]?.resolved {
+        faceVertexIndices = try indices(values, "faceVertexIndices")
       }
       faces = faceVertexCounts.count
-      if case .tuples(3, let points)? = spec.attributes["points"]?.resolved {
-        let m = conversion.matrix
-        positions.reserveCapacity(points.count / 3)
-        for i in stride(from: 0, to: points.count - 2, by: 3) {
-          let q = m * SIMD4(points[i], points[i + 1], points[i + 2], 1)
-          positions.append(SIMD3(Float(q.x), Float(q.y), Float(q.z)))
-        }
-      }
     case "Cube":
       let half = number("size", 2) / 2
       bounds = bounds ?? (SIMD3(repeating: -half), SIMD3(repeating: half))

@@ -138,10 +138,14 @@ struct StageConversion {
   let inverse: simd_double4x4
   let startTimeCode: Double
   let timeCodesPerSecond: Double
+  private let scale: Double
+  private let zUp: Bool
 
   init(metersPerUnit s: Double, zUp: Bool, startTimeCode: Double, timeCodesPerSecond: Double) {
     self.startTimeCode = startTimeCode
     self.timeCodesPerSecond = timeCodesPerSecond
+    scale = s
+    self.zUp = zUp
     // (x, y, z) -> (x, z, -y) turns a Z-up stage's +z into +y.
     let rotation =
       zUp
@@ -149,6 +153,12 @@ struct StageConversion {
       : .identity
     matrix = simd_double4x4(diagonal: SIMD4(s, s, s, 1)) * rotation
     inverse = rotation.transpose * simd_double4x4(diagonal: SIMD4(1 / s, 1 / s, 1 / s, 1))
+  }
+
+  /// A point in stage units, converted (`matrix` applied without a general matrix product).
+  @inline(__always)
+  func point(_ p: SIMD3<Double>) -> SIMD3<Float> {
+    SIMD3<Float>(zUp ? SIMD3(p.x, p.z, -p.y) * scale : p * scale)
   }
 
   /// A transform between two stage-unit spaces, expressed between the converted spaces.

@@ -1,9 +1,32 @@
-// assets-bench FILE... [--runs N]: loads each model file N times (default 50) with ARSimAssets and
-// prints the per-load median, minimum and 90th percentile in milliseconds, with the file's size.
-// A load is what Entity.load(contentsOf:) does before making entities: read the file, the zip
-// directory, the layers (crate or text), compose references and build the prims in metres and y-up.
+// assets-bench FILE... [--runs N]: loads each model file N times (default 50) and prints, per way of
+// loading, the per-load median, minimum and 90th percentile in milliseconds, with the file's size:
+// `read` is ARSimAssets alone (the file, the zip directory, the layers, composition, prims in metres
+// and y-up); `Entity.load` adds the entities and their meshes; `loadModel` flattens them into one mesh.
 import ARSimAssets
+import ARSimScene
 import Foundation
+
+/// This thread's CPU time, milliseconds (the machine is shared: wall time includes waiting for a core).
+func cpuMilliseconds() -> Double {
+  var time = timespec()
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+  return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) * 1e-6
+}
+
+/// Wall and CPU milliseconds of each of `runs` calls of `body`, each sorted.
+func measure(_ runs: Int, _ body: () throws -> Void) rethrows -> (wall: [Double], cpu: [Double]) {
+  var wall: [Double] = []
+  var cpu: [Double] = []
+  for _ in 0..<runs {
+    let start = ContinuousClock.now
+    let cpuStart = cpuMilliseconds()
+    try body()
+    cpu.append(cpuMilliseconds() - cpuStart)
+    let elapsed = ContinuousClock.now - start
+    wall.append(Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3)
+  }
+  return (wall.sorted(), cpu.sorted())
+}
 
 var files: [String] = []
 var runs = 50
@@ -24,29 +47,26 @@ guard !files.isEmpty else {
 }
 for file in files {
   let url = URL(fileURLWithPath: file)
-  var milliseconds: [Double] = []
-  var nodes = 0
-  var vertices = 0
-  for _ in 0..<runs {
-    let start = ContinuousClock.now
-    do {
-      let asset = try ModelAsset(contentsOf: url)
-      let elapsed = ContinuousClock.now - start
-      milliseconds.append(
-        Double(elapsed.components.attoseconds) * 1e-15 + Double(elapsed.components.seconds) * 1e3)
-      nodes = asset.allNodes.count
-      vertices = asset.allNodes.reduce(0) { $0 + ($1.geometry?.vertexCount ?? 0) }
-    } catch {
-      FileHandle.standardError.write(Data("\(error)\n".utf8))
-      exit(1)
+  do {
+    let asset = try ModelAsset(contentsOf: url)
+    let nodes = asset.allNodes
+    let vertices = nodes.reduce(0) { $0 + ($1.geometry?.vertexCount ?? 0) }
+    let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+    print("\(file): \(size) bytes, \(nodes.count) prims, \(vertices) vertices; \(runs) loads each:")
+    let ways: [(String, () throws -> Void)] = [
+      ("read", { _ = try ModelAsset(contentsOf: url) }),
+      ("Entity.load", { _ = try Entity.load(contentsOf: url) }),
+      ("loadModel", { _ = try ModelEntity.loadModel(contentsOf: url) }),
+    ]
+    for (name, body) in ways {
+      let (ms, cpu) = try measure(runs, body)
+      print(
+        String(
+          format: "  %-12@ median %.2f ms (CPU %.2f ms), min %.2f ms, p90 %.2f ms", name, ms[ms.count / 2],
+          cpu[cpu.count / 2], ms[0], ms[min(ms.count - 1, ms.count * 9 / 10)]))
     }
+  } catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(1)
   }
-  milliseconds.sort()
-  let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-  let median = milliseconds[milliseconds.count / 2]
-  let p90 = milliseconds[min(milliseconds.count - 1, milliseconds.count * 9 / 10)]
-  print(
-    String(
-      format: "%@: %d bytes, %d prims, %d vertices; %d loads: median %.2f ms, min %.2f ms, p90 %.2f ms",
-      file, size, nodes, vertices, runs, median, milliseconds[0], p90))
 }
