@@ -31,6 +31,7 @@ let package = Package(
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
     .library(name: "ARSimScene", targets: ["ARSimScene"]),
     .library(name: "ARSimAssets", targets: ["ARSimAssets"]),
+    .library(name: "ARSimRun", targets: ["ARSimRun"]),
     .executable(name: "arsim", targets: ["arsim"]),
   ] + combineProducts,
   targets: [
@@ -58,13 +59,15 @@ let package = Package(
     .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
       name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
-    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
+    .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
+    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),
     .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
-    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "ARSimRunTests", dependencies: ["ARSimRun", "ARSimEval", "ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimRun", "ARSimTestSupport"]),
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests",

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import ARSimSynth
 import Foundation
 

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import ARSimSynth
 import Foundation
 
@@ -71,7 +72,7 @@ enum RenderCommand {
       every = n
     }
     let folder = args.positional[0]
-    let run = try ReplayRun(folder: folder, arguments: args, decodeColor: true)
+    let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args, decodeColor: true))
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {

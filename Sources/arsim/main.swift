@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 // arsim: the command-line tool. Thin by design: each command parses its options, calls the

@@ -80,7 +80,51 @@ public struct ARError: Error, CustomNSError, LocalizedError, Hashable, Sendable 
 
 }
 
-/// Whether `error` is an ARError of `code` (so that `catch ARError.Code.invalidWorldMap` works).
+// The codes as members of ARError, so that `catch ARError.invalidWorldMap` matches (through `~=`).
+extension ARError {
+  /// ``Code/unsupportedConfiguration``.
+  public static var unsupportedConfiguration: Code { .unsupportedConfiguration }
+  /// ``Code/sensorUnavailable``.
+  public static var sensorUnavailable: Code { .sensorUnavailable }
+  /// ``Code/sensorFailed``.
+  public static var sensorFailed: Code { .sensorFailed }
+  /// ``Code/cameraUnauthorized``.
+  public static var cameraUnauthorized: Code { .cameraUnauthorized }
+  /// ``Code/microphoneUnauthorized``.
+  public static var microphoneUnauthorized: Code { .microphoneUnauthorized }
+  /// ``Code/locationUnauthorized``.
+  public static var locationUnauthorized: Code { .locationUnauthorized }
+  /// ``Code/highResolutionFrameCaptureInProgress``.
+  public static var highResolutionFrameCaptureInProgress: Code { .highResolutionFrameCaptureInProgress }
+  /// ``Code/highResolutionFrameCaptureFailed``.
+  public static var highResolutionFrameCaptureFailed: Code { .highResolutionFrameCaptureFailed }
+  /// ``Code/worldTrackingFailed``.
+  public static var worldTrackingFailed: Code { .worldTrackingFailed }
+  /// ``Code/geoTrackingNotAvailableAtLocation``.
+  public static var geoTrackingNotAvailableAtLocation: Code { .geoTrackingNotAvailableAtLocation }
+  /// ``Code/geoTrackingFailed``.
+  public static var geoTrackingFailed: Code { .geoTrackingFailed }
+  /// ``Code/invalidReferenceImage``.
+  public static var invalidReferenceImage: Code { .invalidReferenceImage }
+  /// ``Code/invalidReferenceObject``.
+  public static var invalidReferenceObject: Code { .invalidReferenceObject }
+  /// ``Code/invalidWorldMap``.
+  public static var invalidWorldMap: Code { .invalidWorldMap }
+  /// ``Code/invalidConfiguration``.
+  public static var invalidConfiguration: Code { .invalidConfiguration }
+  /// ``Code/invalidCollaborationData``.
+  public static var invalidCollaborationData: Code { .invalidCollaborationData }
+  /// ``Code/insufficientFeatures``.
+  public static var insufficientFeatures: Code { .insufficientFeatures }
+  /// ``Code/objectMergeFailed``.
+  public static var objectMergeFailed: Code { .objectMergeFailed }
+  /// ``Code/fileIOFailed``.
+  public static var fileIOFailed: Code { .fileIOFailed }
+  /// ``Code/requestFailed``.
+  public static var requestFailed: Code { .requestFailed }
+}
+
+/// Whether `error` is an ARError of `code` (so that `catch ARError.invalidWorldMap` works).
 public func ~= (code: ARError.Code, error: any Error) -> Bool {
   (error as? ARError)?.code == code
 }

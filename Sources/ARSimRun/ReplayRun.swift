@@ -3,30 +3,34 @@ import Foundation
 
 /// One replay of a recording through an ``ARSession``, with what each frame gave. Shared by the
 /// `replay`, `eval` and `bench` commands so that they replay alike.
-final class ReplayRun {
+public final class ReplayRun {
   /// What one frame gave.
-  struct FrameRecord {
-    var index: Int
-    var timestamp: Double
-    var state: ARCamera.TrackingState
+  public struct FrameRecord {
+    public var index: Int
+    public var timestamp: Double
+    public var state: ARCamera.TrackingState
     /// What carried the pose (nil when the session did not say).
-    var poseSource: PoseSource?
+    package var poseSource: PoseSource?
     /// Whether gravity had fixed the session world by this frame (before, an initialising frame's
     /// orientation is provisional).
-    var isWorldFixed: Bool
+    public var isWorldFixed: Bool
     /// The camera's optical frame in the session world.
-    var worldFromOptical: RigidTransform
+    public var worldFromOptical: RigidTransform
     /// The camera's optical frame in the ground-truth world, when known.
-    var groundTruth: RigidTransform?
-    var readSeconds: Double
-    var timings: StageTimings
-    var planeSeconds: Double
-    var anchorCount: Int
+    public var groundTruth: RigidTransform?
+    /// Seconds spent reading and decoding the frame.
+    public var readSeconds: Double
+    /// Seconds spent in each tracking stage.
+    package var timings: StageTimings
+    /// Seconds spent detecting planes (0 when detection did not run on this frame).
+    public var planeSeconds: Double
+    /// The number of anchors in the frame.
+    public var anchorCount: Int
     /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
-    var planeAnchors: [ARPlaneAnchor] = []
+    public var planeAnchors: [ARPlaneAnchor] = []
 
     /// Whether the frame has a tracked pose (not initialising, not relocalising).
-    var isTracked: Bool {
+    public var isTracked: Bool {
       switch state {
       case .normal, .limited(.insufficientFeatures), .limited(.excessiveMotion): true
       default: false
@@ -36,92 +40,78 @@ final class ReplayRun {
     /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
     /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
     /// position is held) in the fixed world.
-    var hasPose: Bool {
+    public var hasPose: Bool {
       isTracked || (state == .limited(.initializing) && poseSource == .rotation && isWorldFixed)
     }
   }
 
-  let folder: String
-  let configuration: ARWorldTrackingConfiguration
-  let session = ARSession()
+  /// The recording's folder.
+  public let folder: String
+  /// The configuration the session runs with.
+  public let configuration: ARWorldTrackingConfiguration
+  /// The session the recording is replayed into.
+  public let session = ARSession()
   private let replay: ARReplay
-  private(set) var frames: [FrameRecord] = []
+  /// What each frame gave, in order.
+  public private(set) var frames: [FrameRecord] = []
   /// Counts of what the recording held, for summaries.
-  private(set) var summary = ReplaySummary()
-  var info: RecordingInfo { replay.info }
+  public private(set) var summary = ReplaySummary()
+  /// What the recording's reader says about it.
+  public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
   private var events: EventLog?
   /// Raycasts taps at the frame nearest in time, when asked.
   private var taps: TapCaster?
   /// Whether each frame's record keeps the frame's plane anchors (for `arsim eval`). Default false.
-  var collectsPlaneAnchors = false
+  public var collectsPlaneAnchors = false
   /// The taps cast by ``collectTaps(_:target:alignment:)``, in cast order (empty otherwise).
-  var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  public var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  /// The name of the replay's progress on stderr. Default `replay`.
+  public var progressLabel = "replay"
   /// Called after each frame with the session's frame and its record, in order (for renderers and
   /// exporters that need every ``ARFrame``); an error it throws ends the run.
-  var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
+  public var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
 
-  /// Opens `folder` with the options shared by the replaying commands
-  /// (`--format`, `--intrinsics`, `--mode`, `--scale`, `--planes`); `decodeColor` makes frames carry
-  /// colour images (for rendering; tracking uses their grey version).
-  init(
-    folder: String, arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical",
-    decodeColor: Bool = false
-  ) throws {
+  /// Opens `folder` for a replay with `options`.
+  ///
+  /// - Throws: `RecordingError` naming the file when the recording cannot be read; `UsageError`
+  ///   when RGB-D mode is asked for a recording without depth.
+  public init(folder: String, options: ReplayOptions) throws {
     self.folder = folder
-    let formatName = try args.choice("format", ["auto", "arsim", "tum"], default: "auto")
-    let modeName = try args.choice("mode", ["rgbd", "mono", "auto"], default: "auto")
-    let planes = try args.choice(
-      "planes", ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"],
-      default: defaultPlanes)
-    var options = FrameSourceOptions()
-    options.decodeColor = decodeColor
-    if let text = args.value("intrinsics") {
-      // The image size is filled in by the reader, which validates the whole.
-      options.intrinsicsOverride = try CameraIntrinsics.parse(text, source: "--intrinsics")
-    }
+    var sourceOptions = FrameSourceOptions()
+    sourceOptions.decodeColor = options.decodeColor
+    sourceOptions.intrinsicsOverride = options.intrinsics
     let configuration = ARWorldTrackingConfiguration()
-    if let text = args.value("scale") {
-      guard let scale = Double(text), scale.isFinite, scale > 0 else {
-        throw Arguments.UsageError("--scale must be a positive number of metres, got '\(text)'")
-      }
-      configuration.tracking.monocularScale = scale
-    }
-    let format = formatName == "auto" ? nil : RecordingFormat(rawValue: formatName)
+    if let scale = options.monocularScale { configuration.tracking.monocularScale = scale }
     replay = ARReplay(
-      session: session, source: try Recording.open(folder: folder, format: format, options: options))
-    switch modeName {
-    case "rgbd":
+      session: session,
+      source: try Recording.open(folder: folder, format: options.format, options: sourceOptions))
+    switch options.mode {
+    case .rgbd:
       guard replay.info.hasDepth else {
-        throw Arguments.UsageError("--mode rgbd needs depth, and \(folder) has none (use --mode mono)")
+        throw UsageError("--mode rgbd needs depth, and \(folder) has none (use --mode mono)")
       }
       configuration.tracking.mode = .rgbd
       configuration.trackingModeFollowsRecording = false
-    case "mono":
+    case .mono:
       configuration.tracking.mode = .mono
       configuration.trackingModeFollowsRecording = false
-    default:
+    case .auto:
       configuration.tracking.mode = replay.info.hasDepth ? .rgbd : .mono
     }
-    configuration.planeDetection =
-      switch planes {
-      case "none": []
-      case "horizontal": .horizontal
-      case "vertical": .vertical
-      default: [.horizontal, .vertical]
-      }
+    configuration.planeDetection = options.planeDetection
     self.configuration = configuration
   }
 
   /// Writes the session's callbacks to `path` as JSON Lines (the CLI contract's events file).
-  func logEvents(to path: String) throws {
+  public func logEvents(to path: String) throws {
     let log = try EventLog(path: path, session: session)
     events = log
     session.delegate = log
   }
 
   /// Raycasts the taps of `tapsPath` and writes the hits to `hitsPath`.
-  func castTaps(
+  public func castTaps(
     from tapsPath: String, to hitsPath: String, target: ARRaycastQuery.Target,
     alignment: ARRaycastQuery.TargetAlignment
   )
@@ -132,16 +122,16 @@ final class ReplayRun {
 
   /// Raycasts `taps` at the frame nearest in time and keeps each cast (frame, camera, hits, plane
   /// anchors) in ``tapCasts`` instead of writing a file.
-  func collectTaps(
+  public func collectTaps(
     _ list: [TapCaster.Tap], target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment
   ) throws {
     taps = try TapCaster(taps: list, hitsPath: nil, target: target, alignment: alignment, collects: true)
   }
 
   /// Replays every frame, with a progress bar on stderr.
-  func run() throws {
+  public func run() throws {
     session.run(configuration)
-    let progress = ProgressBar(label: "replay", total: info.frameCount)
+    let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
     while try replay.step() {
@@ -175,10 +165,10 @@ final class ReplayRun {
   }
 
   /// `, gravity from ..., scale from ...`.
-  var sourcesSummary: String { ", gravity from \(session.gravitySource?.rawValue ?? "nothing")" }
+  public var sourcesSummary: String { ", gravity from \(session.gravitySource?.rawValue ?? "nothing")" }
 
   /// The tracking states in order, each with its duration: `limited:initializing 0.30 s > normal 9.70 s`.
-  func stateTimeline() -> String {
+  public func stateTimeline() -> String {
     var spans: [(name: String, start: Double, end: Double)] = []
     for frame in frames {
       let name = "\(frame.state)"
@@ -194,16 +184,11 @@ final class ReplayRun {
 
   /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
   /// (atomically).
-  func writeTrajectory(to path: String) throws {
+  public func writeTrajectory(to path: String) throws {
     let file = try TrajectoryFile(path: path)
     for frame in frames where frame.hasPose {
       try file.write(timestamp: frame.timestamp, worldFromOptical: frame.worldFromOptical)
     }
     try file.close()
   }
-}
-
-extension Duration {
-  /// This duration in seconds.
-  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
 }

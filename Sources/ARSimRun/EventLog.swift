@@ -3,15 +3,17 @@ import Foundation
 
 /// The session delegate behind `--events`: one JSON object per callback, in order (the CLI
 /// contract in ARCHITECTURE.md).
-final class EventLog: ARSessionDelegate {
+public final class EventLog: ARSessionDelegate {
   private let file: OutputFile
   private var failure: (any Error)?
 
-  init(path: String, session: ARSession) throws {
+  /// Opens `path` for the events of `session`.
+  public init(path: String, session: ARSession) throws {
     file = try OutputFile(path: path)
   }
 
-  func close() throws {
+  /// Moves the file into place, or throws the first write error.
+  public func close() throws {
     if let failure { throw failure }
     try file.close()
   }
@@ -60,27 +62,27 @@ final class EventLog: ARSessionDelegate {
       })
   }
 
-  func session(_ session: ARSession, didAdd anchors: [ARAnchor]) {
+  public func session(_ session: ARSession, didAdd anchors: [ARAnchor]) {
     write(session, "didAdd", [("anchors", describe(anchors, session: session, removed: false))])
   }
 
-  func session(_ session: ARSession, didUpdate anchors: [ARAnchor]) {
+  public func session(_ session: ARSession, didUpdate anchors: [ARAnchor]) {
     write(session, "didUpdate", [("anchors", describe(anchors, session: session, removed: false))])
   }
 
-  func session(_ session: ARSession, didRemove anchors: [ARAnchor]) {
+  public func session(_ session: ARSession, didRemove anchors: [ARAnchor]) {
     write(session, "didRemove", [("anchors", describe(anchors, session: session, removed: true))])
   }
 
-  func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera) {
+  public func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera) {
     write(session, "trackingState", [("state", .string("\(camera.trackingState)"))])
   }
 
-  func sessionWasInterrupted(_ session: ARSession) { write(session, "interrupted", []) }
+  public func sessionWasInterrupted(_ session: ARSession) { write(session, "interrupted", []) }
 
-  func sessionInterruptionEnded(_ session: ARSession) { write(session, "interruptionEnded", []) }
+  public func sessionInterruptionEnded(_ session: ARSession) { write(session, "interruptionEnded", []) }
 
-  func session(_ session: ARSession, didFailWithError error: any Error) {
+  public func session(_ session: ARSession, didFailWithError error: any Error) {
     write(session, "didFail", [("error", .string("\(error)"))])
   }
 }

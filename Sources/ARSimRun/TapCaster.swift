@@ -4,26 +4,33 @@ import Foundation
 /// `--taps FILE --hits FILE`: raycasts each tap (`timestamp u v`, pixels with integers at pixel
 /// centres, `#` comments; further columns are ignored) at the frame nearest in time and writes
 /// one JSON object per tap, hits nearest first.
-final class TapCaster {
-  struct Tap {
-    var time: Double
-    var pixel: SIMD2<Double>
+public final class TapCaster {
+  /// A tap: when (seconds, recording time) and where (pixels).
+  public struct Tap {
+    public var time: Double
+    public var pixel: SIMD2<Double>
     /// The caller's number for the tap (its line in the ground truth, for `arsim eval`).
-    var id: Int = 0
+    public var id: Int = 0
+
+    public init(time: Double, pixel: SIMD2<Double>, id: Int = 0) {
+      self.time = time
+      self.pixel = pixel
+      self.id = id
+    }
   }
 
   /// One tap as cast, kept when the caster collects (for `arsim eval`).
-  struct Cast {
-    var tap: Tap
+  public struct Cast {
+    public var tap: Tap
     /// The frame the tap was cast at.
-    var frameIndex: Int
+    public var frameIndex: Int
     /// That frame's camera optical frame in the session world, and its tracking state.
-    var worldFromOptical: RigidTransform
-    var state: ARCamera.TrackingState
+    public var worldFromOptical: RigidTransform
+    public var state: ARCamera.TrackingState
     /// The hits, nearest first.
-    var results: [ARRaycastResult]
+    public var results: [ARRaycastResult]
     /// The plane anchors of that frame.
-    var planeAnchors: [ARPlaneAnchor]
+    public var planeAnchors: [ARPlaneAnchor]
   }
 
   private var pending: [Tap] = []
@@ -32,9 +39,10 @@ final class TapCaster {
   private let alignment: ARRaycastQuery.TargetAlignment
   private let collects: Bool
   /// The taps cast so far, in cast order, when collecting.
-  private(set) var casts: [Cast] = []
+  public private(set) var casts: [Cast] = []
 
-  convenience init(
+  /// Reads the taps of `tapsPath` and writes the hits to `hitsPath`.
+  public convenience init(
     tapsPath: String, hitsPath: String, target: ARRaycastQuery.Target,
     alignment: ARRaycastQuery.TargetAlignment
   )
@@ -62,7 +70,7 @@ final class TapCaster {
 
   /// Casts `taps`; writes the hits to `hitsPath` when given, and keeps every cast in ``casts`` when
   /// `collects`.
-  init(
+  public init(
     taps: [Tap], hitsPath: String?, target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment,
     collects: Bool
   ) throws {
@@ -74,7 +82,7 @@ final class TapCaster {
   }
 
   /// Casts the taps that are nearer in time to `previous` than to `frame` (they come before it).
-  func cast(before frame: ARFrame, previous: ARFrame?, session: ARSession) throws {
+  public func cast(before frame: ARFrame, previous: ARFrame?, session: ARSession) throws {
     while let tap = pending.first {
       if let previous, tap.time <= (previous.timestamp + frame.timestamp) / 2 {
         try cast(tap, at: previous, session: session)
@@ -88,7 +96,7 @@ final class TapCaster {
   }
 
   /// Casts the remaining taps at the last frame and closes the file.
-  func finish(last: ARFrame?, session: ARSession) throws {
+  public func finish(last: ARFrame?, session: ARSession) throws {
     if let last {
       for tap in pending { try cast(tap, at: last, session: session) }
     }
