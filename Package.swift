@@ -30,6 +30,7 @@ let package = Package(
     .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
     .library(name: "ARSimScene", targets: ["ARSimScene"]),
+    .library(name: "ARSimAssets", targets: ["ARSimAssets"]),
     .library(name: "ARSimRun", targets: ["ARSimRun"]),
     .executable(name: "arsim", targets: ["arsim"]),
   ] + combineProducts,
@@ -53,7 +54,11 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim"] + combine),
+    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine),
+    .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
+    .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
+    .testTarget(
+      name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
     .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
     // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.
@@ -68,7 +73,8 @@ let package = Package(
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests",
-      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine),
+      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine,
+      resources: [.process("Loading/Models")]),
   ] + combineTargets,
   swiftLanguageModes: [.v6],
   cxxLanguageStandard: .cxx17
