@@ -81,8 +81,13 @@ public final class ARSession: @unchecked Sendable {
 
   /// Runs the session with `configuration` (copied). Running again changes the configuration and
   /// resumes after `pause()`; tracking continues in the same world unless `.resetTracking`.
+  ///
+  /// Callbacks come after the call, as in ARKit: anchors the run removes (with `.removeExistingAnchors`
+  /// or `.resetTracking`, or detected planes when plane detection changes) reach the delegate in one
+  /// `didRemove` with the next processed frame, after its `didUpdate frame`, never from inside `run`.
+  /// App anchors added since the last frame, which the delegate has not heard of, are dropped silently.
   public func run(_ configuration: ARConfiguration, options: RunOptions = []) {
-    let removed = locked { () -> [ARAnchor] in
+    locked {
       let copy = configuration.copy()
       let world =
         copy as? ARWorldTrackingConfiguration
@@ -100,20 +105,17 @@ public final class ARSession: @unchecked Sendable {
         tracker = nil
         lastTrackingState = nil
       }
-      var removed: [ARAnchor] = []
       if options.contains(.removeExistingAnchors) || options.contains(.resetTracking) {
-        removed = book.removeAll(planes: planeDetector?.anchors ?? [])
+        book.removeAll(planes: planeDetector?.anchors ?? [])
         planeDetector = nil
       } else if detectionChanged {
         // Keep the app's anchors; detection restarts with the new options.
-        removed = book.restartPlanes(planeDetector?.anchors ?? [])
+        book.restartPlanes(planeDetector?.anchors ?? [])
         planeDetector = nil
       }
       runCount += 1
       isRunning = true
-      return removed
     }
-    if !removed.isEmpty { deliver([.anchorsRemoved(removed)]) }
   }
 
   /// Stops processing frames until `run` is called again; frames replayed meanwhile are ignored
@@ -153,6 +155,7 @@ public final class ARSession: @unchecked Sendable {
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
   package func process(_ recorded: RecordedFrame, info: RecordingInfo) -> FrameOutcome {
+    for observer in locked({ observers.compactMap(\.observer) }) { observer.sessionWillProcessFrame(self) }
     let outcome = locked { () -> FrameOutcome in
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
       let interrupted = noteTime(recorded.timestamp, threshold: configuration.tracking.interruptionThreshold)
@@ -164,7 +167,8 @@ public final class ARSession: @unchecked Sendable {
       if planeChanges != nil { lap(&timings.planes, since: start) }
       let changes = book.apply(planeChanges ?? PlaneAnchorChanges())
       return assemble(
-        recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info, timings: timings)
+        recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
+        configuration: configuration, timings: timings)
     }
     deliver(outcome.events)
     return outcome
@@ -217,7 +221,7 @@ public final class ARSession: @unchecked Sendable {
   /// The frame and its callbacks, in delivery order.
   private func assemble(
     _ recorded: RecordedFrame, tracked: TrackedFrame, changes: AnchorChanges, interrupted: Bool,
-    info: RecordingInfo, timings: FrameTimings
+    info: RecordingInfo, configuration: ARWorldTrackingConfiguration, timings: FrameTimings
   ) -> FrameOutcome {
     let camera = ARCamera(
       worldFromCamera: tracked.worldFromCamera, intrinsics: info.intrinsics, trackingState: tracked.state)
@@ -229,7 +233,8 @@ public final class ARSession: @unchecked Sendable {
       anchors: book.anchors(planes: planeDetector?.anchors ?? []),
       rawFeaturePoints: features, capturedImage: recorded.image,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
-      poseSource: tracked.source)
+      poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
+      raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
     _currentFrame = frame
     var events: [SessionEvent] = interrupted ? [.wasInterrupted, .interruptionEnded] : []
     if lastTrackingState != tracked.state { events.append(.trackingStateChanged(camera)) }
@@ -245,20 +250,24 @@ public final class ARSession: @unchecked Sendable {
   // MARK: Delivery
 
   /// The one delivery point: every callback of the session goes through here, in order, on
-  /// `delegateQueue` when set (synchronously), else on the calling thread. The delegate and the queue
-  /// are read for each event, so a callback may change them; tracked raycasts are re-evaluated
-  /// whether or not there is a delegate.
+  /// `delegateQueue` when set (synchronously), else on the calling thread: to the observers (in the
+  /// order they were added), then the delegate. The delegate, the observers and the queue are read for
+  /// each event, so a callback may change them; tracked raycasts are re-evaluated whether or not anyone
+  /// listens.
   private func deliver(_ events: [SessionEvent]) {
     for event in events {
-      let (delegate, queue) = locked { (_delegate, _delegateQueue) }
+      let (delegate, queue, watchers) = locked {
+        (_delegate, _delegateQueue, observers.compactMap(\.observer))
+      }
       let body: () -> Void
       if case .trackedRaycasts(let frame) = event {
         let raycasts = locked { trackedRaycasts }
         guard !raycasts.isEmpty else { continue }
         body = { for raycast in raycasts { raycast.update(in: self, frame: frame) } }
       } else {
-        guard let delegate else { continue }
-        body = { self.call(delegate, event) }
+        let receivers: [any ARSessionDelegate] = watchers + (delegate.map { [$0] } ?? [])
+        guard !receivers.isEmpty else { continue }
+        body = { for receiver in receivers { self.call(receiver, event) } }
       }
       if let queue {
         queue.sync(execute: body)
@@ -279,6 +288,20 @@ public final class ARSession: @unchecked Sendable {
     case .anchorsRemoved(let anchors): delegate.session(self, didRemove: anchors)
     case .failed(let error): delegate.session(self, didFailWithError: error)
     case .trackedRaycasts: break
+    }
+  }
+
+  // MARK: Observers
+
+  private var observers: [WeakSessionObserver] = []
+
+  /// Adds `observer` (held weakly): it hears every callback before the delegate, and
+  /// ``ARSessionFrameObserver/sessionWillProcessFrame(_:)`` before each recorded frame. For ARSimScene's
+  /// `ARView`, which must follow its session whoever the app makes the delegate.
+  package func addObserver(_ observer: any ARSessionFrameObserver) {
+    locked {
+      observers.removeAll { $0.observer == nil }
+      observers.append(WeakSessionObserver(observer: observer))
     }
   }
 

@@ -84,21 +84,20 @@ package struct AnchorBook {
     return result
   }
 
-  /// Forgets the planes' bookkeeping (a new detector starts; its planes are new) and returns the
-  /// visible `planes` of the old detector, which the caller reports removed.
-  package mutating func restartPlanes(_ planes: [ARPlaneAnchor]) -> [ARAnchor] {
-    let removed = visible(planes)
+  /// Forgets the planes' bookkeeping (a new detector starts; its planes are new): the visible `planes`
+  /// of the old detector are reported removed with the next frame.
+  package mutating func restartPlanes(_ planes: [ARPlaneAnchor]) {
+    pendingRemoved += visible(planes)
     removedPlanes.removeAll()
-    return removed
   }
 
-  /// Removes every anchor: returns the app's anchors and the visible `planes`, to report removed.
-  /// Pending additions are dropped (never reported); pending removals stay due.
-  package mutating func removeAll(planes: [ARPlaneAnchor]) -> [ARAnchor] {
-    let removed = userAnchors + visible(planes)
+  /// Removes every anchor: the visible `planes`, then the app's anchors the delegate has heard of, are
+  /// reported removed with the next frame; app anchors added since the last frame are dropped silently.
+  package mutating func removeAll(planes: [ARPlaneAnchor]) {
+    let announced = userAnchors.filter { anchor in !pendingAdded.contains { $0 === anchor } }
+    pendingRemoved += visible(planes) + announced
     userAnchors.removeAll()
     pendingAdded.removeAll()
     removedPlanes.removeAll()
-    return removed
   }
 }

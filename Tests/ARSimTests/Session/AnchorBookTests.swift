@@ -71,7 +71,7 @@ struct AnchorBookTests {
     #expect(ids(book.userAnchors) == [cup.identifier])
   }
 
-  @Test("removeAll and restartPlanes return what to report removed")
+  @Test("removeAll and restartPlanes report their removals with the next frame")
   func resets() {
     var book = AnchorBook()
     let (a, b) = (plane(), plane())
@@ -79,10 +79,19 @@ struct AnchorBookTests {
     book.add(cup)
     book.remove(a, planes: [a, b])
     _ = book.apply(PlaneAnchorChanges())
-    // The app's anchors stay when detection restarts; the removed plane is not reported twice.
-    #expect(ids(book.restartPlanes([a, b])) == [b.identifier])
+    // The app's anchors stay when detection restarts; the removed plane is not reported twice. The
+    // removals come with the next frame.
+    book.restartPlanes([a, b])
     #expect(ids(book.userAnchors) == [cup.identifier])
-    #expect(ids(book.removeAll(planes: [a])) == [cup.identifier, a.identifier])
+    #expect(ids(book.apply(PlaneAnchorChanges()).removed) == [b.identifier])
+    // Removing everything: the planes, then the app's anchors the delegate has heard of (not one
+    // added since the last frame).
+    let fresh = ARAnchor(name: "fresh", transform: matrix_identity_float4x4)
+    book.add(fresh)
+    book.removeAll(planes: [a])
     #expect(book.userAnchors.isEmpty && book.anchors(planes: []).isEmpty)
+    let applied = book.apply(PlaneAnchorChanges())
+    #expect(ids(applied.removed) == [a.identifier, cup.identifier])
+    #expect(applied.added.isEmpty)
   }
 }
