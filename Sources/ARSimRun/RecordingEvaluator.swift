@@ -29,8 +29,8 @@ public enum RecordingEvaluator {
         taps.enumerated().map { TapCaster.Tap(time: $1.timestamp, pixel: SIMD2($1.u, $1.v), id: $0) },
         target: target, alignment: alignment)
     }
+    if let path = trajectoryPath { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = trajectoryPath { try run.writeTrajectory(to: path) }
 
     let isMono = run.configuration.tracking.mode == .mono
     let tracking = try evaluateTracking(
@@ -115,26 +115,9 @@ public enum RecordingEvaluator {
       raycasts: raycasts)
   }
 
-  /// Reads `taps.txt`: `timestamp u v frame wx wy wz planeId` lines after `#` comments.
+  /// Reads `taps.txt` (checked: see `GroundTruthTap.load(path:)`).
   public static func readTaps(_ path: String) throws -> [GroundTruthTap] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
-    var taps: [GroundTruthTap] = []
-    for (number, line) in String(decoding: data, as: UTF8.self).split(
-      separator: "\n", omittingEmptySubsequences: false
-    ).enumerated() {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      guard let tap = GroundTruthTap(line: Substring(trimmed)), tap.timestamp.isFinite, tap.u.isFinite,
-        tap.v.isFinite, tap.world.x.isFinite, tap.world.y.isFinite, tap.world.z.isFinite
-      else {
-        throw RecordingError(
-          file: path, line: number + 1, "expected 'timestamp u v frame wx wy wz planeId' with finite numbers")
-      }
-      taps.append(tap)
-    }
-    return taps
+    try GroundTruthTap.load(path: path)
   }
 }
 

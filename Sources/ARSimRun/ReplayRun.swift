@@ -60,6 +60,8 @@ public final class ReplayRun {
   public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
   private var events: EventLog?
+  /// Streams the trajectory to its file frame by frame, when asked.
+  private var trajectory: TrajectoryFile?
   /// Raycasts taps at the frame nearest in time, when asked.
   private var taps: TapCaster?
   /// Whether each frame's record keeps the frame's plane anchors (for `arsim eval`). Default false.
@@ -145,6 +147,9 @@ public final class ReplayRun {
         planeSeconds: session.planeSeconds, anchorCount: frame.anchors.count)
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
+      if record.hasPose {
+        try trajectory?.write(timestamp: record.timestamp, worldFromOptical: record.worldFromOptical)
+      }
       summary.add(recorded)
       try taps?.cast(before: frame, previous: previous, session: session)
       try onFrame?(frame, record)
@@ -162,6 +167,7 @@ public final class ReplayRun {
     try taps?.finish(last: previous, session: session)
     progress.finish()
     try events?.close()
+    try trajectory?.close()
   }
 
   /// `, gravity from ..., scale from ...`.
@@ -183,12 +189,6 @@ public final class ReplayRun {
   }
 
   /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
-  /// (atomically).
-  public func writeTrajectory(to path: String) throws {
-    let file = try TrajectoryFile(path: path)
-    for frame in frames where frame.hasPose {
-      try file.write(timestamp: frame.timestamp, worldFromOptical: frame.worldFromOptical)
-    }
-    try file.close()
-  }
+  /// to `path` during ``run()``, streamed to a temporary file renamed into place at the end.
+  public func streamTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
 }

@@ -54,8 +54,8 @@ enum ReplayCommand {
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
+    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     print(run.summary.report(info: run.info))
     print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
