@@ -9,15 +9,17 @@ import Foundation
 public enum RecordingEvaluator {
   /// Replays `folder` with `options` (plane detection as they say), casts the recording's ground-truth
   /// taps with `target` and `alignment`, and scores tracking, planes and raycasts; writes the estimated
-  /// trajectory to `trajectoryPath` when given. Deterministic: the same recording and options give an
+  /// trajectory to `trajectoryPath` when given; the replay's progress on stderr is named
+  /// `progressLabel`. Deterministic: the same recording and options give an
   /// equal evaluation.
   ///
   /// - Throws: `RecordingError` naming the file (recording or ground truth) and the problem.
   public static func evaluate(
     _ folder: String, options: ReplayOptions, target: ARRaycastQuery.Target,
-    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil
+    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil, progressLabel: String = "replay"
   ) throws -> RecordingEvaluation {
     let run = try ReplayRun(folder: folder, options: options)
+    run.progressLabel = progressLabel
     run.collectsPlaneAnchors = !run.configuration.planeDetection.isEmpty
     let truth = try GroundTruthPaths(folder: folder, format: run.info.format)
     let referencePlanes = try truth.planes.map { path in try GroundTruthPlanesFile.load(path: path).planes }

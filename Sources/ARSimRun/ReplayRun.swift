@@ -68,6 +68,8 @@ public final class ReplayRun {
   public var collectsPlaneAnchors = false
   /// The taps cast by ``collectTaps(_:target:alignment:)``, in cast order (empty otherwise).
   public var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  /// The name of the replay's progress on stderr. Default `replay`.
+  public var progressLabel = "replay"
   /// Called after each frame with the session's frame and its record, in order (for renderers and
   /// exporters that need every ``ARFrame``); an error it throws ends the run.
   public var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
@@ -131,7 +133,7 @@ public final class ReplayRun {
   /// Replays every frame, with a progress bar on stderr.
   public func run() throws {
     session.run(configuration)
-    let progress = ProgressBar(label: "replay", total: info.frameCount)
+    let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
     while try replay.step() {
