@@ -21,7 +21,7 @@ public enum TemporaryFiles {
 
   /// Registers `path` for removal if the process ends early; returns its slot for ``unregister(_:)``.
   /// Without a free slot the file is still written, just not removed on a signal.
-  static func register(_ path: String) -> Int? {
+  public static func register(_ path: String) -> Int? {
     installHandlers()
     for i in 0..<capacity where slots[i] == nil {
       slots[i] = strdup(path)
@@ -31,7 +31,7 @@ public enum TemporaryFiles {
   }
 
   /// Forgets a registered path (after it was renamed into place or removed).
-  static func unregister(_ slot: Int?) {
+  public static func unregister(_ slot: Int?) {
     guard let slot, let pointer = slots[slot] else { return }
     slots[slot] = nil
     free(pointer)

@@ -171,6 +171,8 @@ final class FrameRenderer {
   private var videoPath: String { folder + "/video.mp4" }
   // OpenCV picks the encoder by the extension, so the temporary name keeps it.
   private var videoTemporary: String { folder + "/video.partial.mp4" }
+  /// The video's temporary file, registered for removal on an error or a signal.
+  private var videoSlot: Int?
 
   func add(_ frame: ARFrame) throws {
     if let cloud = frame.rawFeaturePoints {
@@ -187,6 +189,7 @@ final class FrameRenderer {
     if selected { try writeImage(image, index: frame.frameIndex) }
     if wantsVideo {
       if video == nil {
+        videoSlot = TemporaryFiles.register(videoTemporary)
         video = try VideoWriter(
           path: videoTemporary, width: image.width, height: image.height, framesPerSecond: frameRate)
       }
@@ -200,6 +203,7 @@ final class FrameRenderer {
     if let video {
       video.finish()
       try move(videoTemporary, to: videoPath)
+      TemporaryFiles.unregister(videoSlot)
       written.append(videoPath)
     }
   }
@@ -208,12 +212,15 @@ final class FrameRenderer {
     let name = String(format: "frame-%06d", index)
     let path = "\(folder)/\(name).png"
     let temporary = "\(folder)/\(name).partial.png"
+    // Registered until moved into place: an error or a signal removes it.
+    let slot = TemporaryFiles.register(temporary)
     do {
       try ImageCodec.write(image, to: temporary)
     } catch {
       throw Arguments.UsageError("\(path): cannot be written (\(error))")
     }
     try move(temporary, to: path)
+    TemporaryFiles.unregister(slot)
     written.append(path)
     imageCount += 1
   }
