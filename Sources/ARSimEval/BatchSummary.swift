@@ -1,7 +1,7 @@
 import Foundation
 
 /// Everything measured on one recording.
-public struct RecordingEvaluation: Sendable, Hashable {
+public struct RecordingEvaluation: Sendable, Hashable, Codable {
   /// The recording's path (or name).
   public var recording: String
   /// The tracking mode (`rgbd`, `mono`).

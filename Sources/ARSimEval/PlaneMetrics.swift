@@ -2,7 +2,7 @@ import Foundation
 
 /// The result of plane evaluation for one reference plane. Errors are those of its primary match: the
 /// final detected plane that overlaps it most among those that match it.
-public struct ReferencePlaneResult: Sendable, Hashable {
+public struct ReferencePlaneResult: Sendable, Hashable, Codable {
   /// The reference's identifier.
   public var id: Int
   /// The reference's label.
@@ -42,7 +42,7 @@ public struct ReferencePlaneResult: Sendable, Hashable {
 }
 
 /// The result of plane evaluation for one final detected plane.
-public struct DetectedPlaneResult: Sendable, Hashable {
+public struct DetectedPlaneResult: Sendable, Hashable, Codable {
   /// The detected plane's identifier.
   public var identifier: String
   /// Horizontal or vertical.
@@ -57,7 +57,7 @@ public struct DetectedPlaneResult: Sendable, Hashable {
 
 /// Plane detection scored against ground truth: per reference and per final detected plane, and the
 /// summary figures of the plane-detection issue.
-public struct PlaneEvaluation: Sendable, Hashable {
+public struct PlaneEvaluation: Sendable, Hashable, Codable {
   /// One result per reference, in the order given.
   public var references: [ReferencePlaneResult]
   /// One result per final detected plane, in the order given.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A stretch of frames in one tracking state.
-public struct TrackingStateSpan: Sendable, Hashable {
+public struct TrackingStateSpan: Sendable, Hashable, Codable {
   /// The state's name as the events file writes it (`normal`, `limited:initializing`, ...).
   public var state: String
   /// Timestamp of the first frame in the state, seconds.
@@ -70,7 +70,7 @@ public struct TrackedFrame: Sendable, Hashable {
 }
 
 /// Tracking scored against ground truth.
-public struct TrackingEvaluation: Sendable, Hashable {
+public struct TrackingEvaluation: Sendable, Hashable, Codable {
   /// The number of frames.
   public var frameCount: Int
   /// The number of tracked frames.

@@ -9,15 +9,17 @@ import Foundation
 public enum RecordingEvaluator {
   /// Replays `folder` with `options` (plane detection as they say), casts the recording's ground-truth
   /// taps with `target` and `alignment`, and scores tracking, planes and raycasts; writes the estimated
-  /// trajectory to `trajectoryPath` when given. Deterministic: the same recording and options give an
+  /// trajectory to `trajectoryPath` when given; the replay's progress on stderr is named
+  /// `progressLabel`. Deterministic: the same recording and options give an
   /// equal evaluation.
   ///
   /// - Throws: `RecordingError` naming the file (recording or ground truth) and the problem.
   public static func evaluate(
     _ folder: String, options: ReplayOptions, target: ARRaycastQuery.Target,
-    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil
+    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil, progressLabel: String = "replay"
   ) throws -> RecordingEvaluation {
     let run = try ReplayRun(folder: folder, options: options)
+    run.progressLabel = progressLabel
     run.collectsPlaneAnchors = !run.configuration.planeDetection.isEmpty
     let truth = try GroundTruthPaths(folder: folder, format: run.info.format)
     let referencePlanes = try truth.planes.map { path in try GroundTruthPlanesFile.load(path: path).planes }
@@ -27,8 +29,8 @@ public enum RecordingEvaluator {
         taps.enumerated().map { TapCaster.Tap(time: $1.timestamp, pixel: SIMD2($1.u, $1.v), id: $0) },
         target: target, alignment: alignment)
     }
+    if let path = trajectoryPath { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = trajectoryPath { try run.writeTrajectory(to: path) }
 
     let isMono = run.configuration.tracking.mode == .mono
     let tracking = try evaluateTracking(
@@ -113,26 +115,9 @@ public enum RecordingEvaluator {
       raycasts: raycasts)
   }
 
-  /// Reads `taps.txt`: `timestamp u v frame wx wy wz planeId` lines after `#` comments.
+  /// Reads `taps.txt` (checked: see `GroundTruthTap.load(path:)`).
   public static func readTaps(_ path: String) throws -> [GroundTruthTap] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
-    var taps: [GroundTruthTap] = []
-    for (number, line) in String(decoding: data, as: UTF8.self).split(
-      separator: "\n", omittingEmptySubsequences: false
-    ).enumerated() {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      guard let tap = GroundTruthTap(line: Substring(trimmed)), tap.timestamp.isFinite, tap.u.isFinite,
-        tap.v.isFinite, tap.world.x.isFinite, tap.world.y.isFinite, tap.world.z.isFinite
-      else {
-        throw RecordingError(
-          file: path, line: number + 1, "expected 'timestamp u v frame wx wy wz planeId' with finite numbers")
-      }
-      taps.append(tap)
-    }
-    return taps
+    try GroundTruthTap.load(path: path)
   }
 }
 

@@ -60,12 +60,16 @@ public final class ReplayRun {
   public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
   private var events: EventLog?
+  /// Streams the trajectory to its file frame by frame, when asked.
+  private var trajectory: TrajectoryFile?
   /// Raycasts taps at the frame nearest in time, when asked.
   private var taps: TapCaster?
   /// Whether each frame's record keeps the frame's plane anchors (for `arsim eval`). Default false.
   public var collectsPlaneAnchors = false
   /// The taps cast by ``collectTaps(_:target:alignment:)``, in cast order (empty otherwise).
   public var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  /// The name of the replay's progress on stderr. Default `replay`.
+  public var progressLabel = "replay"
   /// Called after each frame with the session's frame and its record, in order (for renderers and
   /// exporters that need every ``ARFrame``); an error it throws ends the run.
   public var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
@@ -129,7 +133,7 @@ public final class ReplayRun {
   /// Replays every frame, with a progress bar on stderr.
   public func run() throws {
     session.run(configuration)
-    let progress = ProgressBar(label: "replay", total: info.frameCount)
+    let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
     while try replay.step() {
@@ -143,6 +147,9 @@ public final class ReplayRun {
         planeSeconds: session.planeSeconds, anchorCount: frame.anchors.count)
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
+      if record.hasPose {
+        try trajectory?.write(timestamp: record.timestamp, worldFromOptical: record.worldFromOptical)
+      }
       summary.add(recorded)
       try taps?.cast(before: frame, previous: previous, session: session)
       try onFrame?(frame, record)
@@ -160,6 +167,7 @@ public final class ReplayRun {
     try taps?.finish(last: previous, session: session)
     progress.finish()
     try events?.close()
+    try trajectory?.close()
   }
 
   /// `, gravity from ..., scale from ...`.
@@ -181,12 +189,6 @@ public final class ReplayRun {
   }
 
   /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
-  /// (atomically).
-  public func writeTrajectory(to path: String) throws {
-    let file = try TrajectoryFile(path: path)
-    for frame in frames where frame.hasPose {
-      try file.write(timestamp: frame.timestamp, worldFromOptical: frame.worldFromOptical)
-    }
-    try file.close()
-  }
+  /// to `path` during ``run()``, streamed to a temporary file renamed into place at the end.
+  public func streamTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
 }

@@ -186,8 +186,3 @@ enum BenchRaycast {
     return 0
   }
 }
-
-extension Duration {
-  /// This duration in seconds.
-  var seconds: Double { Double(components.seconds) + Double(components.attoseconds) * 1e-18 }
-}

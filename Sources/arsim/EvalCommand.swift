@@ -9,6 +9,7 @@ import Foundation
 enum EvalCommand {
   static let help = """
     usage: arsim eval RECORDING... [options]
+           arsim eval merge PART.json... [--json FILE] [--markdown FILE]
 
     Replays each recording (as arsim replay does, plane detection on) and scores the result
     against the recording's ground truth. Per recording:
@@ -31,6 +32,14 @@ enum EvalCommand {
     several recordings a batch table follows (mean, median, worst per metric). Tables go to
     stdout, progress to stderr; --json and --markdown are written atomically.
 
+    Sharded (a cluster array job; Tools/cluster): --shard K/N evaluates part K of N of the
+    recordings (those at positions i with i % N == K, K from 0) and --json writes the part
+    (format arsim-eval-part: the whole list, the options, the shard's evaluations), rewritten after
+    each recording; with --resume, recordings already in that part are not evaluated again.
+    `arsim eval merge` checks that the parts belong to one run (same recordings, options and N,
+    every shard once and complete) and prints and writes the report one run over the whole list
+    gives.
+
     options:
       --format auto|arsim|tum       recording layout (default auto)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels (overrides the recording's)
@@ -43,19 +52,22 @@ enum EvalCommand {
       --json FILE                   write the report as JSON
       --markdown FILE               write the report as Markdown
       --trajectory FILE             also write the estimated trajectory (TUM format; one RECORDING)
+      --shard K/N                   evaluate part K of N of the recordings; --json writes the part
+      --resume                      with --shard and --json: keep the results already in the part
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
     """
 
   static func run(_ arguments: [String]) throws -> Int32 {
+    if arguments.first == "merge" { return try EvalMergeCommand.run(Array(arguments.dropFirst())) }
     let args = try Arguments(
       arguments,
       valueOptions: [
         "format", "intrinsics", "mode", "scale", "trajectory", "planes", "json", "markdown", "target",
-        "alignment",
+        "alignment", "shard",
       ],
-      flagOptions: ["help"])
+      flagOptions: ["help", "resume"])
     if args.flag("help") {
       print(help)
       return 0
@@ -64,21 +76,7 @@ enum EvalCommand {
     guard args.positional.count == 1 || args.value("trajectory") == nil else {
       throw Arguments.UsageError("--trajectory takes one RECORDING")
     }
-    let target: ARRaycastQuery.Target =
-      switch try args.choice(
-        "target", ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"],
-        default: "existingPlaneGeometry")
-      {
-      case "existingPlaneInfinite": .existingPlaneInfinite
-      case "estimatedPlane": .estimatedPlane
-      default: .existingPlaneGeometry
-      }
-    let alignment: ARRaycastQuery.TargetAlignment =
-      switch try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any") {
-      case "horizontal": .horizontal
-      case "vertical": .vertical
-      default: .any
-      }
+    let (target, alignment) = try ReplayOptions.raycastChoices(args)
     let outputs = [args.value("json"), args.value("markdown")].compactMap { $0 }
     for path in outputs { try checkWritable(path) }
 
@@ -96,18 +94,63 @@ enum EvalCommand {
       }
       guard !folders.isEmpty else { throw Arguments.UsageError("none of the paths given is a recording") }
     }
-    var evaluations: [RecordingEvaluation] = []
-    for (k, folder) in folders.enumerated() {
-      if folders.count > 1 { printError("eval \(k + 1)/\(folders.count): \(folder)") }
-      evaluations.append(
-        try RecordingEvaluator.evaluate(
-          folder, options: try ReplayOptions(arguments: args), target: target, alignment: alignment,
-          trajectoryPath: args.value("trajectory")))
+    let shard = try args.value("shard").map { try Shard(parsing: $0) }
+    let replayOptions = try ReplayOptions(arguments: args)
+    guard let shard else {
+      guard !args.flag("resume") else {
+        throw Arguments.UsageError("--resume goes with --shard and --json (use --shard 0/1 for one part)")
+      }
+      var evaluations: [RecordingEvaluation] = []
+      for (k, folder) in folders.enumerated() {
+        if folders.count > 1 { printError("eval \(k + 1)/\(folders.count): \(folder)") }
+        evaluations.append(
+          try RecordingEvaluator.evaluate(
+            folder, options: replayOptions, target: target, alignment: alignment,
+            trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, folders.count)))
+      }
+      try report(evaluations, arguments: args)
+      return 0
     }
+    guard Set(folders).count == folders.count else {
+      throw Arguments.UsageError("--shard: a RECORDING is given twice")
+    }
+    var part = EvaluationPart(
+      recordings: folders, options: try ReplayOptions.resultValues(args), shard: shard)
+    if args.flag("resume") {
+      guard let path = args.value("json") else { throw Arguments.UsageError("--resume needs --json PART") }
+      if FileManager.default.fileExists(atPath: path) {
+        try part.resume(from: try EvaluationPart.load(path: path), path: path)
+      }
+    }
+    let share = part.shardRecordings
+    printError(
+      "eval: shard \(shard) holds \(share.count) of \(folders.count) recordings"
+        + (part.evaluations.isEmpty ? "" : ", \(part.evaluations.count) already evaluated"))
+    for folder in part.remainingRecordings {
+      let k = share.firstIndex(of: folder) ?? 0
+      printError("eval \(k + 1)/\(share.count) of shard \(shard): \(folder)")
+      part.add(
+        try RecordingEvaluator.evaluate(
+          folder, options: replayOptions, target: target, alignment: alignment,
+          trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, share.count)))
+      if let path = args.value("json") { try part.write(to: path) }
+    }
+    if let path = args.value("json") { try part.write(to: path) }
+    print(EvaluationReport.text(part.evaluations))
+    if let path = args.value("markdown") { try write(EvaluationReport.markdown(part.evaluations), to: path) }
+    return 0
+  }
+
+  /// Prints the report of `evaluations` and writes its `--json` and `--markdown` files.
+  static func report(_ evaluations: [RecordingEvaluation], arguments args: Arguments) throws {
     print(EvaluationReport.text(evaluations))
     if let path = args.value("json") { try write(EvaluationReport.json(evaluations), to: path) }
     if let path = args.value("markdown") { try write(EvaluationReport.markdown(evaluations), to: path) }
-    return 0
+  }
+
+  /// The replay progress label of recording `k` of `count`.
+  static func progressLabel(_ k: Int, _ count: Int) -> String {
+    count > 1 ? "replay \(k + 1)/\(count)" : "replay"
   }
 
   /// Fails early, before a long replay, when a report cannot be written to `path`.

@@ -82,12 +82,12 @@ enum RenderCommand {
       folder: out, every: every ?? defaultEvery(frameRate: run.info.frameRate), video: args.flag("video"),
       frameRate: run.info.frameRate ?? 30)
     try run.logEvents(to: out + "/events.jsonl")
+    try run.streamTrajectory(to: out + "/trajectory.tum")
     run.onFrame = { frame, _ in try renderer.add(frame) }
     try run.run()
     try renderer.finish()
 
     var written = renderer.written
-    try run.writeTrajectory(to: out + "/trajectory.tum")
     written.append(out + "/trajectory.tum")
     written.append(out + "/events.jsonl")
 

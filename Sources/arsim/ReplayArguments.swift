@@ -10,11 +10,9 @@ extension ReplayOptions {
     throws
   {
     self.init()
-    let formatName = try args.choice("format", ["auto", "arsim", "tum"], default: "auto")
-    let modeName = try args.choice("mode", ["rgbd", "mono", "auto"], default: "auto")
-    let planes = try args.choice(
-      "planes", ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"],
-      default: defaultPlanes)
+    let formatName = try args.choice("format", Self.formats, default: "auto")
+    let modeName = try args.choice("mode", Self.modes, default: "auto")
+    let planes = try args.choice("planes", Self.planeChoices, default: defaultPlanes)
     self.decodeColor = decodeColor
     if let text = args.value("intrinsics") {
       // The image size is filled in by the reader, which validates the whole.
@@ -35,5 +33,46 @@ extension ReplayOptions {
       case "vertical": .vertical
       default: [.horizontal, .vertical]
       }
+  }
+
+  static let formats = ["auto", "arsim", "tum"]
+  static let modes = ["rgbd", "mono", "auto"]
+  static let planeChoices = ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"]
+  static let targets = ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"]
+  static let alignments = ["any", "horizontal", "vertical"]
+
+  /// The raycast target and alignment of `--target` and `--alignment` (defaults existingPlaneGeometry
+  /// and any).
+  static func raycastChoices(_ args: Arguments) throws -> (
+    ARRaycastQuery.Target, ARRaycastQuery.TargetAlignment
+  ) {
+    let target: ARRaycastQuery.Target =
+      switch try args.choice("target", targets, default: "existingPlaneGeometry") {
+      case "existingPlaneInfinite": .existingPlaneInfinite
+      case "estimatedPlane": .estimatedPlane
+      default: .existingPlaneGeometry
+      }
+    let alignment: ARRaycastQuery.TargetAlignment =
+      switch try args.choice("alignment", alignments, default: "any") {
+      case "horizontal": .horizontal
+      case "vertical": .vertical
+      default: .any
+      }
+    return (target, alignment)
+  }
+
+  /// The values of the options that change an evaluation's results, by name, defaults filled in
+  /// (`--format`, `--mode`, `--planes`, `--target`, `--alignment`, and `--intrinsics`, `--scale`
+  /// when given): parts of a sharded run made with other values do not belong together.
+  static func resultValues(_ args: Arguments) throws -> [String: String] {
+    var values = [
+      "format": try args.choice("format", formats, default: "auto"),
+      "mode": try args.choice("mode", modes, default: "auto"),
+      "planes": try args.choice("planes", planeChoices, default: "horizontal,vertical"),
+      "target": try args.choice("target", targets, default: "existingPlaneGeometry"),
+      "alignment": try args.choice("alignment", alignments, default: "any"),
+    ]
+    for name in ["intrinsics", "scale"] { values[name] = args.value(name) }
+    return values
   }
 }

@@ -45,32 +45,17 @@ enum ReplayCommand {
         args.positional.isEmpty
           ? "missing RECORDING (see --help)" : "expected one RECORDING, got \(args.positional.count)")
     }
-    let targetName = try args.choice(
-      "target", ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"],
-      default: "existingPlaneGeometry")
-    let alignmentName = try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any")
+    let (target, alignment) = try ReplayOptions.raycastChoices(args)
     if (args.value("taps") == nil) != (args.value("hits") == nil) {
       throw Arguments.UsageError("--taps and --hits go together")
     }
     let run = try ReplayRun(folder: args.positional[0], options: try ReplayOptions(arguments: args))
     if let path = args.value("events") { try run.logEvents(to: path) }
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
-      let target: ARRaycastQuery.Target =
-        switch targetName {
-        case "existingPlaneInfinite": .existingPlaneInfinite
-        case "estimatedPlane": .estimatedPlane
-        default: .existingPlaneGeometry
-        }
-      let alignment: ARRaycastQuery.TargetAlignment =
-        switch alignmentName {
-        case "horizontal": .horizontal
-        case "vertical": .vertical
-        default: .any
-        }
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
+    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     print(run.summary.report(info: run.info))
     print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())

@@ -48,4 +48,6 @@ func runCommand(_ arguments: [String]) -> Int32 {
   }
 }
 
-exit(runCommand(Array(CommandLine.arguments.dropFirst())))
+let status = runCommand(Array(CommandLine.arguments.dropFirst()))
+if status != 0 { TemporaryFiles.removeAll() }
+exit(status)

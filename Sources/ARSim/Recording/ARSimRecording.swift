@@ -109,6 +109,15 @@ public struct RecordingSession: Codable, Sendable, Equatable {
         file: path, "format version \(session.version) is not supported (this build reads \(currentVersion))")
     }
     _ = try session.camera.validated(source: path)
+    let camera = session.camera
+    guard camera.width <= ImageCodec.maxDimension, camera.height <= ImageCodec.maxDimension,
+      camera.width * camera.height <= ImageCodec.maxPixels
+    else {
+      throw RecordingError(
+        file: path,
+        "camera is \(camera.width)x\(camera.height), more than the \(ImageCodec.maxDimension) pixels a side (\(ImageCodec.maxPixels) in all) images may have"
+      )
+    }
     guard depthScaleRange.contains(session.depthScale) else {
       throw RecordingError(
         file: path,

@@ -77,15 +77,19 @@ package enum StrictJSON {
       }
     }
 
+    /// Skips white space and consumes `c` when it comes next.
+    private mutating func take(_ c: UInt8) -> Bool {
+      skipSpace()
+      guard current == c else { return false }
+      position += 1
+      return true
+    }
+
     private mutating func object(depth: Int) throws(Problem) {
       position += 1
-      skipSpace()
-      if current == UInt8(ascii: "}") {
-        position += 1
-        return
-      }
+      if take(UInt8(ascii: "}")) { return }
       var keys = Set<[UInt8]>()
-      while true {
+      repeat {
         skipSpace()
         guard current == UInt8(ascii: "\"") else {
           throw Problem(
@@ -97,35 +101,18 @@ package enum StrictJSON {
         }
         try expect(UInt8(ascii: ":"), "':'")
         try value(depth: depth + 1)
-        skipSpace()
-        if current == UInt8(ascii: ",") {
-          position += 1
-          continue
-        }
-        try expect(UInt8(ascii: "}"), "',' or '}'")
-        return
-      }
+      } while take(UInt8(ascii: ","))
+      try expect(UInt8(ascii: "}"), "',' or '}'")
     }
 
     private mutating func array(depth: Int) throws(Problem) {
       position += 1
-      skipSpace()
-      if current == UInt8(ascii: "]") {
-        position += 1
-        return
-      }
-      while true {
-        skipSpace()
-        if current == UInt8(ascii: "]") { throw Problem(message: "trailing comma before ']'") }
+      if take(UInt8(ascii: "]")) { return }
+      repeat {
+        if take(UInt8(ascii: "]")) { throw Problem(message: "trailing comma before ']'") }
         try value(depth: depth + 1)
-        skipSpace()
-        if current == UInt8(ascii: ",") {
-          position += 1
-          continue
-        }
-        try expect(UInt8(ascii: "]"), "',' or ']'")
-        return
-      }
+      } while take(UInt8(ascii: ","))
+      try expect(UInt8(ascii: "]"), "',' or ']'")
     }
 
     /// The raw bytes between the quotes (escapes left as they are; enough to compare keys).
