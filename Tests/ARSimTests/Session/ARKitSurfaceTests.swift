@@ -61,11 +61,7 @@ private final class CallbackLog: ARSessionDelegate {
 
   /// ARKit calls back after the call that caused a change: removing anchors with `run` is reported
   /// with the next frame, after its `didUpdate frame`, deterministically.
-  @Test func runRemovesAnchorsWithTheNextFrameNotFromInsideRun() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func runRemovesAnchorsWithTheNextFrameNotFromInsideRun() throws {
     func run() throws -> [String] {
       let session = ARSession()
       let log = CallbackLog()
@@ -92,11 +88,7 @@ private final class CallbackLog: ARSessionDelegate {
     #expect(try run() == run())
   }
 
-  @Test func mappingStatusAndLegacyHitTestFollowTheSession() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func mappingStatusAndLegacyHitTestFollowTheSession() throws {
     let session = ARSession()
     let configuration = ARWorldTrackingConfiguration()
     configuration.planeDetection = [.horizontal]

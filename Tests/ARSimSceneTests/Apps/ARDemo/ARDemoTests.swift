@@ -12,11 +12,7 @@ import Testing
   /// Lets the main queue deliver what `receive(on: DispatchQueue.main)` scheduled.
   func settle() async throws { try await Task.sleep(for: .milliseconds(2)) }
 
-  @Test func scanPlaceManipulateResetPauseResume() async throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func scanPlaceManipulateResetPauseResume() async throws {
     let sessionManager = ARSessionManager()
     let sceneManager = SceneManager()
     let viewModel = ARViewModel(

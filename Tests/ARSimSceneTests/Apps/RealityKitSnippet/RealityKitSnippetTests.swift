@@ -8,11 +8,7 @@ import Testing
 @Suite struct RealityKitSnippetTests {
   /// The app is its session's delegate, never runs the session itself, and its plane anchor still
   /// anchors: the view configures the session on the first frame and follows it as an observer.
-  @Test func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws {
     let controller = PlacementController()
     controller.viewDidLoad()
     let arView = controller.arView
@@ -50,11 +46,7 @@ import Testing
   }
 
   /// With `automaticallyConfigureSession` off and no `run`, the session stays off: no frames.
-  @Test func withoutAutomaticConfigurationNothingRuns() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func withoutAutomaticConfigurationNothingRuns() throws {
     let arView = ARView(
       frame: CGRect(x: 0, y: 0, width: 390, height: 844), cameraMode: .ar,
       automaticallyConfigureSession: false)

@@ -10,11 +10,7 @@ import Testing
 /// anchor takes its cups away.
 @MainActor
 @Suite struct TapMakesCupTests {
-  @Test func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway() async throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway() async throws {
     let viewModel = ViewModel()
     var published: [Bool] = []
     let watch = viewModel.$assetsLoaded.sink { published.append($0) }
