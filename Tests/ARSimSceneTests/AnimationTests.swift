@@ -32,7 +32,7 @@ import Testing
   }
 
   /// Moves, animations and update events advance with the recording's clock, deterministically.
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func movesAndAnimationsFollowTheRecordingClock() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func movesAndAnimationsFollowTheRecordingClock() throws {
     func run() throws -> (positions: [SIMD3<Float>], deltas: [TimeInterval], completed: Int, spun: Float) {
       let view = ARView(frame: CGRect(x: 0, y: 0, width: 390, height: 844))
       let anchor = AnchorEntity(world: .zero)

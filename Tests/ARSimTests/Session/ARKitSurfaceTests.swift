@@ -61,7 +61,9 @@ private final class CallbackLog: ARSessionDelegate {
 
   /// ARKit calls back after the call that caused a change: removing anchors with `run` is reported
   /// with the next frame, after its `didUpdate frame`, deterministically.
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func runRemovesAnchorsWithTheNextFrameNotFromInsideRun() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func runRemovesAnchorsWithTheNextFrameNotFromInsideRun()
+    throws
+  {
     func run() throws -> [String] {
       let session = ARSession()
       let log = CallbackLog()
@@ -88,7 +90,8 @@ private final class CallbackLog: ARSessionDelegate {
     #expect(try run() == run())
   }
 
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func mappingStatusAndLegacyHitTestFollowTheSession() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func mappingStatusAndLegacyHitTestFollowTheSession() throws
+  {
     let session = ARSession()
     let configuration = ARWorldTrackingConfiguration()
     configuration.planeDetection = [.horizontal]

@@ -68,7 +68,7 @@ private func render(kelvin: Double, brightness: Double, width: Int = 160, height
     #expect(ARLightEstimate(image: .gray(GrayImage(width: 0, height: 0))) == nil)
   }
 
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func framesCarryAnEstimateOnlyWhenEnabled() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func framesCarryAnEstimateOnlyWhenEnabled() throws {
     for enabled in [true, false] {
       let session = ARSession()
       let configuration = ARWorldTrackingConfiguration()

@@ -12,7 +12,7 @@ import Testing
   /// Lets the main queue deliver what `receive(on: DispatchQueue.main)` scheduled.
   func settle() async throws { try await Task.sleep(for: .milliseconds(2)) }
 
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func scanPlaceManipulateResetPauseResume() async throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func scanPlaceManipulateResetPauseResume() async throws {
     let sessionManager = ARSessionManager()
     let sceneManager = SceneManager()
     let viewModel = ARViewModel(

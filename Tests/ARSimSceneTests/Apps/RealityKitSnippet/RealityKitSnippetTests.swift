@@ -8,7 +8,8 @@ import Testing
 @Suite struct RealityKitSnippetTests {
   /// The app is its session's delegate, never runs the session itself, and its plane anchor still
   /// anchors: the view configures the session on the first frame and follows it as an observer.
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws
+  {
     let controller = PlacementController()
     controller.viewDidLoad()
     let arView = controller.arView
@@ -46,7 +47,7 @@ import Testing
   }
 
   /// With `automaticallyConfigureSession` off and no `run`, the session stays off: no frames.
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func withoutAutomaticConfigurationNothingRuns() throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func withoutAutomaticConfigurationNothingRuns() throws {
     let arView = ARView(
       frame: CGRect(x: 0, y: 0, width: 390, height: 844), cameraMode: .ar,
       automaticallyConfigureSession: false)

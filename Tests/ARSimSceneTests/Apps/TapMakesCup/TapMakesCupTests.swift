@@ -10,7 +10,9 @@ import Testing
 /// anchor takes its cups away.
 @MainActor
 @Suite struct TapMakesCupTests {
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway() async throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway()
+    async throws
+  {
     let viewModel = ViewModel()
     var published: [Bool] = []
     let watch = viewModel.$assetsLoaded.sink { published.append($0) }

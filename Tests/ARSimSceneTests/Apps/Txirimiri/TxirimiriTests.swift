@@ -8,7 +8,9 @@ import Testing
 /// session the view configures by itself.
 @MainActor
 @Suite struct TxirimiriTests {
-  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func virtualCameraThenAnchoredOnTheFirstHorizontalPlane() async throws {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func virtualCameraThenAnchoredOnTheFirstHorizontalPlane()
+    async throws
+  {
     let pelota = Model3D(
       name: "Pelota", description: "A souvenir Basque pelota", ext: "usdz", model: Data([0x50, 0x4B, 3, 4]),
       thumbnail: nil, id: "pelota")
