@@ -58,7 +58,8 @@ let package = Package(
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
     .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
-      name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
+      name: "ARSimAssetsTests", dependencies: ["ARSimAssets", "ARSimTestSupport"],
+      resources: [.copy("Fixtures")]),
     .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
     // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.

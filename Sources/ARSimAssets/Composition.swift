@@ -57,7 +57,7 @@ struct LayerSource {
       }
       bytes = archive.data(of: entry)
     } else {
-      guard let data = FileManager.default.contents(atPath: key) else {
+      guard LayerSource.isRegularFile(key), let data = FileManager.default.contents(atPath: key) else {
         throw AssetError(
           file: referencedFrom ?? key,
           problem: referencedFrom == nil ? "cannot be read" : "references '\(key)', which cannot be read")
@@ -67,6 +67,11 @@ struct LayerSource {
     let layer = try Self.parse(bytes, file: display(key))
     cache[key] = layer
     return layer
+  }
+
+  /// Whether `path` is a regular file (not a folder, a device or a pipe, which a reference could name).
+  static func isRegularFile(_ path: String) -> Bool {
+    (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeRegular
   }
 
   /// A layer from its bytes, by its content: `PXR-USDC` is a crate, `#usda` text.

@@ -45,16 +45,7 @@ enum Compression {
     while at < end {
       let token = block[at]
       at += 1
-      var literals = Int(token >> 4)
-      if literals == 15 {
-        while true {
-          guard at < end else { throw FormatError("LZ4 literal length is truncated") }
-          let byte = block[at]
-          at += 1
-          literals += Int(byte)
-          if byte != 255 { break }
-        }
-      }
+      let literals = try length(Int(token >> 4), block, &at, "literal")
       guard literals <= end - at, literals <= limit - output.count else {
         throw FormatError("LZ4 literals run past the block or the expected size")
       }
@@ -64,17 +55,7 @@ enum Compression {
       guard end - at >= 2 else { throw FormatError("LZ4 match offset is truncated") }
       let distance = Int(block[at]) | Int(block[at + 1]) << 8
       at += 2
-      var match = Int(token & 15)
-      if match == 15 {
-        while true {
-          guard at < end else { throw FormatError("LZ4 match length is truncated") }
-          let byte = block[at]
-          at += 1
-          match += Int(byte)
-          if byte != 255 { break }
-        }
-      }
-      match += 4
+      let match = try length(Int(token & 15), block, &at, "match") + 4
       guard distance > 0, distance <= output.count else {
         throw FormatError("LZ4 match offset \(distance) points before the start of the output")
       }
@@ -88,6 +69,23 @@ enum Compression {
           from += 1
         }
       }
+    }
+  }
+
+  /// An LZ4 length: the 4 bits of the token, continued while they are all ones by bytes added up to
+  /// the first that is not 255.
+  private static func length(_ nibble: Int, _ block: ArraySlice<UInt8>, _ at: inout Int, _ what: String)
+    throws
+    -> Int
+  {
+    var length = nibble
+    guard nibble == 15 else { return length }
+    while true {
+      guard at < block.endIndex else { throw FormatError("LZ4 \(what) length is truncated") }
+      let byte = block[at]
+      at += 1
+      length += Int(byte)
+      if byte != 255 { return length }
     }
   }
 

@@ -3,7 +3,7 @@
 /// Vectors, quaternions and matrices are flat tuples of doubles: a quaternion is (real, i, j, k) as
 /// USDA writes it, a matrix is its 16 elements row by row (USD's row-vector convention: the translation
 /// is in the last row).
-public enum USDValue: Sendable, Equatable {
+enum USDValue: Sendable, Equatable {
   /// A `bool`.
   case bool(Bool)
   /// Any integer type.
@@ -45,7 +45,7 @@ public enum USDValue: Sendable, Equatable {
 }
 
 /// How a prim spec takes part in composition: USD's `SdfSpecifier`.
-public enum USDSpecifier: String, Sendable, Equatable {
+enum USDSpecifier: String, Sendable, Equatable {
   /// `def`: defines the prim.
   case def
   /// `over`: only adds opinions to a prim defined elsewhere.

@@ -28,8 +28,8 @@ public struct ModelAsset: Sendable {
   /// Reads the model at `url` (a file URL).
   public init(contentsOf url: URL) throws(AssetError) {
     let file = url.path
-    guard let data = FileManager.default.contents(atPath: file) else {
-      throw AssetError(file: file, problem: "cannot be read (no such file, or not readable)")
+    guard LayerSource.isRegularFile(file), let data = FileManager.default.contents(atPath: file) else {
+      throw AssetError(file: file, problem: "cannot be read (no such regular file, or not readable)")
     }
     try self.init(bytes: [UInt8](data), file: file, fileExtension: url.pathExtension)
   }

@@ -5,7 +5,7 @@
 /// Entries are read from the central directory and checked against their local headers; a compressed,
 /// encrypted or misaligned entry, a truncated archive or a bad central directory is an error. CRCs are
 /// not verified (USD does not verify them either).
-public struct USDZArchive: Sendable {
+struct USDZArchive: Sendable {
   /// An entry: its path inside the archive and where its bytes lie.
   public struct Entry: Sendable, Equatable {
     /// The path inside the archive, `/`-separated, as stored.

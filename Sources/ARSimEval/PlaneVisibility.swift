@@ -1,41 +1,5 @@
 import Foundation
 
-/// The intrinsics of a pinhole camera in the optical frame (x right, y down, z forward), pixels, with
-/// pixel centres at integer coordinates and the origin at the image's top-left corner.
-public struct PinholeIntrinsics: Sendable, Hashable, Codable {
-  /// Focal lengths, pixels.
-  public var fx: Double
-  /// Focal lengths, pixels.
-  public var fy: Double
-  /// Principal point, pixels.
-  public var cx: Double
-  /// Principal point, pixels.
-  public var cy: Double
-  /// Image size, pixels.
-  public var width: Int
-  /// Image size, pixels.
-  public var height: Int
-
-  /// Intrinsics from focal lengths, principal point and image size (pixels).
-  public init(fx: Double, fy: Double, cx: Double, cy: Double, width: Int, height: Int) {
-    self.fx = fx
-    self.fy = fy
-    self.cx = cx
-    self.cy = cy
-    self.width = width
-    self.height = height
-  }
-
-  /// Whether a point in the optical frame (metres) is in front of the camera and projects inside the
-  /// image (within half a pixel of the outermost pixel centres).
-  public func sees(_ point: SIMD3<Double>) -> Bool {
-    guard point.z > 1e-6 else { return false }
-    let u = fx * point.x / point.z + cx
-    let v = fy * point.y / point.z + cy
-    return u >= -0.5 && u <= Double(width) - 0.5 && v >= -0.5 && v <= Double(height) - 0.5
-  }
-}
-
 /// For each polygon (convex, in the world, metres), the fraction of its area that some camera saw: the
 /// polygon is sampled on a grid of at most `gridSize × gridSize` cells over its bounding rectangle in
 /// its plane, and a sample counts as seen when, for some pose, it is in front of the camera, inside
@@ -50,7 +14,7 @@ public struct PinholeIntrinsics: Sendable, Hashable, Codable {
 ///   - maximumDistance: metres (default 5, the depth range of the synthetic sessions).
 ///   - gridSize: cells along the longer side of the bounding rectangle (default 20).
 public func seenFractions(
-  ofPolygons polygons: [[SIMD3<Double>]], cameraPoses: [RigidTransform], intrinsics: PinholeIntrinsics,
+  ofPolygons polygons: [[SIMD3<Double>]], cameraPoses: [RigidTransform], intrinsics: CameraIntrinsics,
   maximumDistance: Double = 5, gridSize: Int = 20
 ) -> [Double] {
   let occluders = polygons.map(Occluder.init)

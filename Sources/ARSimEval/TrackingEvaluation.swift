@@ -39,7 +39,7 @@ public func trackingStateSpans(timestamps: [Double], states: [String]) -> [Track
 }
 
 /// One frame as tracking evaluation needs it.
-public struct TrackedFrame: Sendable, Hashable {
+public struct EvaluatedFrame: Sendable, Hashable {
   /// Timestamp, seconds.
   public var timestamp: Double
   /// The tracking state's name (`normal`, `limited:initializing`, ...).
@@ -90,7 +90,7 @@ public struct TrackingEvaluation: Sendable, Hashable, Codable {
   public var rpe: ErrorStatistics?
   /// Length of the ground-truth path over the tracked frames, metres.
   public var pathLength: Double?
-  /// The number of frames with a pose (``TrackedFrame/hasPose``): the tracked ones and those measured
+  /// The number of frames with a pose (``EvaluatedFrame/hasPose``): the tracked ones and those measured
   /// while initialising.
   public var poseCount = 0
   /// The largest distance of the estimated camera (optical centre) from its first pose, over the frames
@@ -116,7 +116,7 @@ func maxDistanceFromFirst(_ positions: [SIMD3<Double>]) -> Double? {
 /// scoring planes and raycasts.
 ///
 /// - Throws: `EvaluationError` when the alignment is degenerate.
-public func evaluateTracking(_ frames: [TrackedFrame], withScale: Bool) throws -> TrackingEvaluation {
+public func evaluateTracking(_ frames: [EvaluatedFrame], withScale: Bool) throws -> TrackingEvaluation {
   let tracked = frames.filter(\.isTracked)
   var result = TrackingEvaluation(
     frameCount: frames.count, trackedCount: tracked.count,

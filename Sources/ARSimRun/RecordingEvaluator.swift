@@ -32,10 +32,10 @@ public enum RecordingEvaluator {
     if let path = trajectoryPath { try run.streamTrajectory(to: path) }
     try run.run()
 
-    let isMono = run.configuration.tracking.mode == .mono
+    let isMono = run.mode == .mono
     let tracking = try evaluateTracking(
       run.frames.map {
-        TrackedFrame(
+        EvaluatedFrame(
           timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
           estimate: $0.worldFromOptical,
           groundTruth: $0.groundTruth)
@@ -55,12 +55,9 @@ public enum RecordingEvaluator {
     var converter = AnchorConverter(alignment: sessionToTruth ?? .identity)
     var references: [ReferencePlane] = []
     if let referencePlanes {
-      let intrinsics = run.info.intrinsics
       let fractions = seenFractions(
         ofPolygons: referencePlanes.map(\.polygon), cameraPoses: run.frames.compactMap(\.groundTruth),
-        intrinsics: PinholeIntrinsics(
-          fx: intrinsics.fx, fy: intrinsics.fy, cx: intrinsics.cx, cy: intrinsics.cy, width: intrinsics.width,
-          height: intrinsics.height))
+        intrinsics: run.info.intrinsics)
       references = zip(referencePlanes, fractions).map { plane, fraction in
         ReferencePlane(
           id: plane.id, label: plane.label.rawValue,
@@ -110,7 +107,7 @@ public enum RecordingEvaluator {
       notes.append("no ground-truth taps (taps.txt): raycasts not scored")
     }
     return RecordingEvaluation(
-      recording: folder, mode: run.configuration.tracking.mode.rawValue,
+      recording: folder, mode: run.mode.rawValue,
       gravitySource: run.session.gravitySource?.rawValue, notes: notes, tracking: tracking, planes: planes,
       raycasts: raycasts)
   }

@@ -4,16 +4,18 @@ import Foundation
 /// One replay of a recording through an ``ARSession``, with what each frame gave. Shared by the
 /// `replay`, `eval` and `bench` commands so that they replay alike.
 public final class ReplayRun {
-  /// What one frame gave.
+  /// What one frame gave (read from the session's ``FrameOutcome``).
   public struct FrameRecord {
     public var index: Int
     public var timestamp: Double
     public var state: ARCamera.TrackingState
     /// What carried the pose (nil when the session did not say).
     package var poseSource: PoseSource?
-    /// Whether gravity had fixed the session world by this frame (before, an initialising frame's
-    /// orientation is provisional).
-    public var isWorldFixed: Bool
+    /// Whether the frame has a tracked pose (not initialising, not relocalising).
+    public var isTracked: Bool
+    /// Whether the frame has a pose worth recording (``FrameOutcome/hasPose``): tracked, or
+    /// initialising with a measured rotation-only pose in the fixed world.
+    public var hasPose: Bool
     /// The camera's optical frame in the session world.
     public var worldFromOptical: RigidTransform
     /// The camera's optical frame in the ground-truth world, when known.
@@ -28,27 +30,14 @@ public final class ReplayRun {
     public var anchorCount: Int
     /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
     public var planeAnchors: [ARPlaneAnchor] = []
-
-    /// Whether the frame has a tracked pose (not initialising, not relocalising).
-    public var isTracked: Bool {
-      switch state {
-      case .normal, .limited(.insufficientFeatures), .limited(.excessiveMotion): true
-      default: false
-      }
-    }
-
-    /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
-    /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
-    /// position is held) in the fixed world.
-    public var hasPose: Bool {
-      isTracked || (state == .limited(.initializing) && poseSource == .rotation && isWorldFixed)
-    }
   }
 
   /// The recording's folder.
   public let folder: String
   /// The configuration the session runs with.
   public let configuration: ARWorldTrackingConfiguration
+  /// The tracking mode (`--mode`, or the recording's: RGB-D when it has depth).
+  public let mode: TrackerOptions.Mode
   /// The session the recording is replayed into.
   public let session = ARSession()
   private let replay: ARReplay
@@ -94,13 +83,10 @@ public final class ReplayRun {
         throw UsageError("--mode rgbd needs depth, and \(folder) has none (use --mode mono)")
       }
       configuration.tracking.mode = .rgbd
-      configuration.trackingModeFollowsRecording = false
-    case .mono:
-      configuration.tracking.mode = .mono
-      configuration.trackingModeFollowsRecording = false
-    case .auto:
-      configuration.tracking.mode = replay.info.hasDepth ? .rgbd : .mono
+    case .mono: configuration.tracking.mode = .mono
+    case .auto: configuration.tracking.mode = nil
     }
+    mode = configuration.tracking.mode ?? (replay.info.hasDepth ? .rgbd : .mono)
     configuration.planeDetection = options.planeDetection
     self.configuration = configuration
   }
@@ -136,15 +122,16 @@ public final class ReplayRun {
     let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
-    while try replay.step() {
-      guard let recorded = replay.lastFrame, let frame = session.currentFrame else { continue }
+    while let outcome = try replay.step() {
+      guard let frame = outcome.frame else { continue }
+      let recorded = outcome.recorded
       var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
-        poseSource: frame.poseSource, isWorldFixed: session.gravitySource != nil,
+        poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,
         worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
-        groundTruth: recorded.groundTruth, readSeconds: replay.lastReadSeconds,
-        timings: session.trackingTimings,
-        planeSeconds: session.planeSeconds, anchorCount: frame.anchors.count)
+        groundTruth: recorded.groundTruth, readSeconds: outcome.timings.read,
+        timings: outcome.timings.tracking,
+        planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
       if record.hasPose {

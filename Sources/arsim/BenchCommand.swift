@@ -102,7 +102,7 @@ enum BenchCommand {
       if pairs.count >= 3 {
         let reference = Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map { $0.groundTruth! })
         let estimate = Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map(\.worldFromOptical))
-        let alignment: TrajectoryAlignment = run.configuration.tracking.mode == .mono ? .sim3 : .se3
+        let alignment: TrajectoryAlignment = run.mode == .mono ? .sim3 : .se3
         ate =
           try absoluteTrajectoryError(
             reference: reference, estimate: estimate, options: AbsoluteErrorOptions(alignment: alignment)
@@ -115,7 +115,7 @@ enum BenchCommand {
           + (ate.map { String(format: "%.4f m", $0) } ?? "-"))
       var members: [(String, JSON)] = [
         ("recording", .string(folder)), ("frames", .int(frames.count)),
-        ("mode", .string(run.configuration.tracking.mode.rawValue)),
+        ("mode", .string(run.mode.rawValue)),
       ]
       members += stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
       members.append(("planeFrames", .int(detected.count)))

@@ -119,7 +119,7 @@ enum RenderCommand {
     var plot = TopDownPlot(
       title: "arsim render \(folder)", frames: run.frames, planes: TopDownPlot.outlines(of: anchors),
       groundTruthGravity: run.info.groundTruthGravity,
-      withScale: run.configuration.tracking.mode == .mono)
+      withScale: run.mode == .mono)
     let planesPath = folder + "/planes.json"
     if FileManager.default.fileExists(atPath: planesPath) {
       let truth = try GroundTruthPlanesFile.load(path: planesPath)

@@ -57,7 +57,7 @@ enum ReplayCommand {
     if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
     try run.run()
     print(run.summary.report(info: run.info))
-    print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
+    print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
     let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }
     print(

@@ -127,3 +127,12 @@ import Testing
     }
   }
 }
+
+extension BadInputTests {
+  @Test func referencesOnlyReadRegularFiles() throws {
+    let text = "#usda 1.0\ndef Xform \"A\" (\n  references = @/dev/zero@</B>\n)\n{\n}\n"
+    let problem = error(Array(text.utf8), "usda", file: "device.usda")
+    #expect(problem?.description == "device.usda: references '/dev/zero', which cannot be read")
+    #expect(throws: AssetError.self) { try ModelAsset(contentsOf: URL(fileURLWithPath: "/dev/zero")) }
+  }
+}

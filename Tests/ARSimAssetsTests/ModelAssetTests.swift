@@ -1,4 +1,5 @@
 import ARSimMath
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -12,39 +13,8 @@ enum Fixtures {
 
   static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: url(name))) }
 
-  struct Expected: Decodable {
-    struct Bounds: Decodable {
-      var min: [Double]
-      var max: [Double]
-    }
-    struct Prim: Decodable {
-      var path: String
-      var name: String
-      var type: String
-      var children: [String]
-      var vertices: Int?
-      var faces: Int?
-      var worldBounds: Bounds?
-      var animated: Bool?
-    }
-    struct AnimatedBounds: Decodable {
-      var path: String
-      var time: Double
-      var worldBounds: Bounds
-    }
-    var metersPerUnit: Double
-    var upAxis: String
-    var animatedBounds: [AnimatedBounds]
-    var roots: [String]
-    var prims: [Prim]
-    var worldBounds: Bounds
-    var startTimeCode: Double
-    var endTimeCode: Double
-    var timeCodesPerSecond: Double
-  }
-
-  static func expected(_ name: String) throws -> Expected {
-    try JSONDecoder().decode(Expected.self, from: Data(contentsOf: url(name + ".expected.json")))
+  static func expected(_ name: String) throws -> ExpectedAsset {
+    try ExpectedAsset.load(url(name + ".expected.json"))
   }
 
   /// Every node with its world transform, depth first.
@@ -92,15 +62,9 @@ enum Fixtures {
       let (low, high) = transformedBox(geometry.boundsMin, geometry.boundsMax, world)
       sceneMin = pointwiseMin(sceneMin, low)
       sceneMax = pointwiseMax(sceneMax, high)
-      for axis in 0..<3 {
-        #expect(abs(low[axis] - bounds.min[axis]) <= 1e-5, "\(name) \(prim.path) min[\(axis)]")
-        #expect(abs(high[axis] - bounds.max[axis]) <= 1e-5, "\(name) \(prim.path) max[\(axis)]")
-      }
+      #expect(ExpectedAsset.close(min: low, max: high, bounds), "\(name) \(prim.path): \(low)...\(high)")
     }
-    for axis in 0..<3 {
-      #expect(abs(sceneMin[axis] - expected.worldBounds.min[axis]) <= 1e-5, "\(name) scene min[\(axis)]")
-      #expect(abs(sceneMax[axis] - expected.worldBounds.max[axis]) <= 1e-5, "\(name) scene max[\(axis)]")
-    }
+    #expect(ExpectedAsset.close(min: sceneMin, max: sceneMax, expected.worldBounds), "\(name) scene")
     let animation = try #require(asset.animations.first)
     #expect(asset.animations.count == 1)
     #expect(animation.primPaths == expected.prims.filter { $0.animated == true }.map(\.path))

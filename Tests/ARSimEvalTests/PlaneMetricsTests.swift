@@ -241,7 +241,7 @@ func tilted(_ plane: DetectedPlane, degrees: Double) -> DetectedPlane {
 
 @Suite struct SeenFractionTests {
   // A 100x100 camera at the origin looking along +z (optical frame = world): it sees |x/z|, |y/z| ≤ 0.5.
-  let intrinsics = PinholeIntrinsics(fx: 100, fy: 100, cx: 49.5, cy: 49.5, width: 100, height: 100)
+  let intrinsics = CameraIntrinsics(fx: 100, fy: 100, cx: 49.5, cy: 49.5, width: 100, height: 100)
 
   func square(x: ClosedRange<Double>, y: ClosedRange<Double>, z: Double) -> [SIMD3<Double>] {
     [

@@ -87,8 +87,8 @@ import Testing
 }
 
 @Suite struct EvaluationReportTests {
-  func frame(_ t: Double, _ state: String, _ x: Double, truth: Double?) -> TrackedFrame {
-    TrackedFrame(
+  func frame(_ t: Double, _ state: String, _ x: Double, truth: Double?) -> EvaluatedFrame {
+    EvaluatedFrame(
       timestamp: t, state: state, isTracked: state == "normal",
       estimate: RigidTransform(translation: SIMD3(x, 0, 0)),
       groundTruth: truth.map { RigidTransform(translation: SIMD3($0, 1, 0)) })
@@ -130,19 +130,19 @@ import Testing
     // relocalising one have no pose and are left out.
     let truth = { (x: Double) in RigidTransform(translation: SIMD3(x, 1, 0)) }
     let frames = [
-      TrackedFrame(
+      EvaluatedFrame(
         timestamp: 0, state: "limited:initializing", isTracked: false,
         estimate: RigidTransform(translation: SIMD3(5, 0, 0)), groundTruth: truth(9)),
-      TrackedFrame(
+      EvaluatedFrame(
         timestamp: 0.1, state: "limited:initializing", isTracked: false, hasPose: true,
         estimate: RigidTransform(translation: SIMD3(0.01, 0, 0)), groundTruth: truth(0.002)),
-      TrackedFrame(
+      EvaluatedFrame(
         timestamp: 0.2, state: "limited:initializing", isTracked: false, hasPose: true,
         estimate: RigidTransform(translation: SIMD3(0.01, 0, 0)), groundTruth: nil),
-      TrackedFrame(
+      EvaluatedFrame(
         timestamp: 0.3, state: "limited:relocalizing", isTracked: false,
         estimate: RigidTransform(translation: SIMD3(-4, 0, 0)), groundTruth: truth(7)),
-      TrackedFrame(
+      EvaluatedFrame(
         timestamp: 0.4, state: "normal", isTracked: true, hasPose: false,
         estimate: RigidTransform(translation: SIMD3(0.01, 0.03, 0.04)), groundTruth: truth(0.005)),
     ]

@@ -37,7 +37,7 @@ import Testing
       let estimate = RigidTransform(
         rotation: truth.rotation,
         translation: truth.translation + SIMD3(0.001 * seed * Double(k % 2), 0, 1 / 3))
-      return TrackedFrame(
+      return EvaluatedFrame(
         timestamp: t, state: "normal", isTracked: true, hasPose: true, estimate: estimate, groundTruth: truth)
     }
     return RecordingEvaluation(

@@ -131,7 +131,7 @@ func truthFromSession(_ frame: ARFrame, _ recorded: RecordedFrame) -> RigidTrans
     var pairs = TrajectoryPairs()
     func step(through time: Double, _ each: () -> Void = {}) throws {
       while replay.lastFrame.map({ $0.timestamp < time - 1e-6 }) ?? true {
-        guard try replay.step() else { break }
+        guard try replay.step() != nil else { break }
         pairs.add(frame: session.currentFrame, recorded: replay.lastFrame)
         each()
       }

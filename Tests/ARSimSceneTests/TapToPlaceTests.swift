@@ -154,7 +154,7 @@ struct TapPlacementRun: Sendable {
     var contentAt: (world: SIMD3<Float>, camera: SIMD3<Float>, truthCamera: SIMD3<Double>)?
     var explicitlyRemoved: (entity: AnchorEntity, cups: [Entity])?
 
-    while try replay.step() {
+    while try replay.step() != nil {
       guard let recorded = replay.lastFrame, let frame = session.currentFrame else { continue }
       pairs.add(frame: frame, recorded: recorded)
       run.originMaxDistance = max(

@@ -76,7 +76,7 @@ import Testing
     session.run(configuration)
     let replay = try ARReplay(session: session, recording: folder)
     var frames: [(time: Double, frame: ARFrame, truth: RigidTransform)] = []
-    while try replay.step() {
+    while try replay.step() != nil {
       if let frame = session.currentFrame, let truth = replay.lastFrame?.groundTruth {
         frames.append((frame.timestamp, frame, truth))
       }

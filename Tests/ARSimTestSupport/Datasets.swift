@@ -72,7 +72,7 @@ public final class FrameCollector: ARSessionDelegate {
     session.delegate = collector
     session.run(configuration)
     let replay = try ARReplay(session: session, recording: folder, options: options)
-    while try replay.step() { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     return (session, collector)
   }
 }

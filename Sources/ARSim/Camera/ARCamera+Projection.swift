@@ -125,9 +125,9 @@ extension ARCamera {
   package func rayThroughImagePoint(_ pixel: SIMD2<Double>) -> (
     origin: SIMD3<Double>, direction: SIMD3<Double>
   ) {
-    let k = cameraIntrinsics
-    // The ray in the optical frame is ((u − cx)/fx, (v − cy)/fy, 1); in ARKit's camera frame y and z flip.
-    let inCamera = SIMD3((pixel.x - k.cx) / k.fx, -(pixel.y - k.cy) / k.fy, -1)
+    // The ray in the optical frame; in ARKit's camera frame y and z flip.
+    let optical = cameraIntrinsics.ray(pixel)
+    let inCamera = SIMD3(optical.x, -optical.y, -optical.z)
     return (worldFromCamera.translation, simd_normalize(worldFromCamera.rotate(inCamera)))
   }
 
@@ -141,8 +141,7 @@ extension ARCamera {
     let inCamera = cameraFromWorld.apply(to: world)
     let depth = -inCamera.z
     guard depth > 0, depth.isFinite else { return nil }
-    let k = cameraIntrinsics
-    return SIMD2(k.fx * inCamera.x / depth + k.cx, k.fy * -inCamera.y / depth + k.cy)
+    return cameraIntrinsics.project(SIMD3(inCamera.x, -inCamera.y, depth))
   }
 
   /// Clip space from ARKit's camera frame for a viewport (see the conventions at the top of this file).

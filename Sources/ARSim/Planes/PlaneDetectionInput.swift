@@ -43,6 +43,27 @@ package struct PlaneDetectionInput: Sendable {
   }
 }
 
+extension PlaneDetector {
+  /// Processes one tracked frame: its feature points and, when the frame has depth, every
+  /// `max(4, width / 80)`-th depth pixel in each direction (about 80 samples a row; depth at its own
+  /// resolution is sampled at its resolution, with `intrinsics` scaled to it). The frame's feature
+  /// points must be known (tracking past initialisation).
+  package func process(_ recorded: RecordedFrame, tracked: TrackedFrame, intrinsics: CameraIntrinsics)
+    -> PlaneAnchorChanges
+  {
+    let depthPoints =
+      recorded.depth.map {
+        DepthSampler.worldPoints(
+          depth: $0, intrinsics: intrinsics, worldFromCamera: tracked.worldFromCamera,
+          step: max(4, $0.width / 80))
+      } ?? []
+    return process(
+      PlaneDetectionInput(
+        frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera,
+        featurePoints: tracked.featurePoints ?? [], depthPoints: depthPoints))
+  }
+}
+
 /// A plane anchor that left the session, and the anchor that absorbed it when two planes turned out to
 /// be one surface.
 package struct RemovedPlaneAnchor: Sendable {

@@ -34,6 +34,9 @@ public struct ARPlaneDetection: OptionSet, Sendable, Hashable, Codable {
 public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// Which orientations to detect.
   public var alignments: ARPlaneDetection = [.horizontal, .vertical]
+  /// Seed of RANSAC's sampling and of the anchors' identifiers (a session adds its run count, so a
+  /// detector restarted by `run` issues new identifiers). Default 1.
+  public var seed: UInt64 = 1
 
   // MARK: Point map
 
@@ -122,6 +125,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     }
     self.init()
     alignments = try value(.alignments, alignments)
+    seed = try value(.seed, seed)
     voxelSize = try value(.voxelSize, voxelSize)
     maximumVoxelCount = try value(.maximumVoxelCount, maximumVoxelCount)
     minimumObservations = try value(.minimumObservations, minimumObservations)

@@ -78,6 +78,12 @@ package final class PlaneDetector {
     segmenter = PlaneSegmenter(options: sane)
   }
 
+  /// A session's detector: seeded with `options.seed` plus `generation` (the session's run count), so a
+  /// detector made when the session runs again issues new anchor identifiers.
+  package convenience init(options: PlaneDetectionOptions, generation: UInt64, sessionIdentifier: UUID?) {
+    self.init(options: options, seed: options.seed &+ generation, sessionIdentifier: sessionIdentifier)
+  }
+
   /// The current plane anchors, in the order they were detected.
   package var anchors: [ARPlaneAnchor] {
     tracks.compactMap { $0.alive ? $0.reported : nil }

@@ -1,31 +1,7 @@
 import Foundation
 
-/// Pinhole camera intrinsics of a recording, in pixels, for images of `width` x `height`.
-///
-/// Pixel coordinates have their origin at the top-left corner of the image; (`cx`, `cy`)
-/// is the principal point. Lens distortion is not modelled: recordings carry undistorted
-/// images.
-public struct CameraIntrinsics: Codable, Sendable, Hashable {
-  /// Focal lengths in pixels.
-  public var fx: Double
-  public var fy: Double
-  /// Principal point in pixels.
-  public var cx: Double
-  public var cy: Double
-  /// Image size in pixels.
-  public var width: Int
-  public var height: Int
-
-  /// Creates intrinsics; call ``validated(source:)`` before trusting values read from a file.
-  public init(fx: Double, fy: Double, cx: Double, cy: Double, width: Int, height: Int) {
-    self.fx = fx
-    self.fy = fy
-    self.cx = cx
-    self.cy = cy
-    self.width = width
-    self.height = height
-  }
-
+/// Intrinsics as recordings and the command line give them: validation, parsing, known presets.
+extension CameraIntrinsics {
   /// Returns self when the values describe a usable camera: finite positive focal lengths,
   /// a positive image size, and a principal point inside the image.
   /// - Parameter source: the file or option the values came from, for the error.

@@ -28,10 +28,8 @@ open class ARConfiguration: @unchecked Sendable {
   /// resolution and rate.
   public var videoFormat: VideoFormat = .recording
   /// How the camera is tracked (ARSim's addition; ARKit has no such knob). The mode follows the
-  /// recording (RGB-D when it has depth) unless set explicitly here.
+  /// recording (RGB-D when it has depth) while `tracking.mode` is nil.
   public var tracking = TrackerOptions()
-  /// Whether `tracking.mode` was chosen by the app rather than left to follow the recording.
-  public var trackingModeFollowsRecording = true
 
   /// A configuration with the defaults.
   public init() {}
@@ -47,7 +45,6 @@ open class ARConfiguration: @unchecked Sendable {
     worldAlignment = other.worldAlignment
     isLightEstimationEnabled = other.isLightEstimationEnabled
     tracking = other.tracking
-    trackingModeFollowsRecording = other.trackingModeFollowsRecording
     frameSemantics = other.frameSemantics
     videoFormat = other.videoFormat
   }

@@ -8,8 +8,6 @@ public final class ARReplay {
   public var info: RecordingInfo { source.info }
   /// The last frame handed to the session, or nil before the first.
   public private(set) var lastFrame: RecordedFrame?
-  /// Seconds the last step spent reading and decoding the frame (for benchmarks).
-  package private(set) var lastReadSeconds = 0.0
   private var source: any FrameSource
   private var finished = false
 
@@ -28,17 +26,18 @@ public final class ARReplay {
     self.init(session: session, source: try Recording.open(folder: folder, format: format, options: options))
   }
 
-  /// Hands the next frame to the session. Returns false after the last frame.
+  /// Hands the next frame to the session and returns what it gave, once every callback for it has
+  /// been delivered; nil after the last frame.
   /// - Throws: the ``RecordingError`` of a damaged frame, after the session's delegate has heard it
   ///   through `session(_:didFailWithError:)` (the session is then paused).
   @discardableResult
-  public func step() throws(RecordingError) -> Bool {
-    guard !finished else { return false }
+  public func step() throws(RecordingError) -> FrameOutcome? {
+    guard !finished else { return nil }
     let frame: RecordedFrame?
     let start = ContinuousClock.now
+    var readSeconds = 0.0
     do {
-      lastReadSeconds = 0
-      defer { lap(&lastReadSeconds, since: start) }
+      defer { lap(&readSeconds, since: start) }
       frame = try source.nextFrame()
     } catch {
       finished = true
@@ -47,11 +46,12 @@ public final class ARReplay {
     }
     guard let frame else {
       finished = true
-      return false
+      return nil
     }
     lastFrame = frame
-    session.process(frame, info: source.info)
-    return true
+    var outcome = session.process(frame, info: source.info)
+    outcome.timings.read = readSeconds
+    return outcome
   }
 
   /// Steps until the next frame would be later than `time` (seconds, recording clock).
@@ -59,7 +59,7 @@ public final class ARReplay {
   @discardableResult
   public func step(through time: Double) throws(RecordingError) -> Bool {
     while lastFrame.map({ $0.timestamp < time }) ?? true {
-      guard try step() else { return false }
+      guard try step() != nil else { return false }
     }
     return true
   }
@@ -68,13 +68,13 @@ public final class ARReplay {
   @discardableResult
   public func step(frames count: Int) throws(RecordingError) -> Bool {
     for _ in 0..<count {
-      guard try step() else { return false }
+      guard try step() != nil else { return false }
     }
     return true
   }
 
   /// Steps to the end of the recording.
   public func runToEnd() throws(RecordingError) {
-    while try step() {}
+    while try step() != nil {}
   }
 }

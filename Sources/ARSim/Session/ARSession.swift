@@ -20,8 +20,9 @@ public final class ARSession: @unchecked Sendable {
     public static let removeExistingAnchors = RunOptions(rawValue: 1 << 1)
   }
 
-  /// Seconds without frames after which the session reports an interruption.
-  public static let interruptionThreshold: TimeInterval = 1.0
+  /// Seconds without frames after which the session reports an interruption, by default
+  /// (`configuration.tracking.interruptionThreshold` sets it).
+  public static let interruptionThreshold: TimeInterval = TrackerOptions().interruptionThreshold
 
   /// Receives the session's callbacks. Held weakly, as in ARKit.
   public weak var delegate: (any ARSessionDelegate)? {
@@ -49,23 +50,20 @@ public final class ARSession: @unchecked Sendable {
   private var _currentFrame: ARFrame?
   private var _configuration: ARWorldTrackingConfiguration?
   private var isRunning = false
+  /// The tracking stage (made at the first frame, for the recording's sensors).
   private var tracker: CameraTracker?
+  /// The plane detection stage (made at the first frame that detects planes).
   private var planeDetector: PlaneDetector?
-  private var userAnchors: [ARAnchor] = []
-  private var pendingAdded: [ARAnchor] = []
-  private var pendingRemoved: [ARAnchor] = []
+  /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
+  private var book = AnchorBook()
+  /// The state last reported, to report changes only.
   private var lastTrackingState: ARCamera.TrackingState?
+  /// The last processed frame's time, to notice interruptions.
   private var lastTimestamp: Double?
-  private var relocalizingAfterInterruption = false
-  private var absorbers: [UUID: UUID] = [:]
-  /// Detected planes the app removed: they stay out of frames and callbacks.
-  private var removedPlanes: Set<UUID> = []
   private var runCount: UInt64 = 0
   private var trackedRaycasts: [ARTrackedRaycast] = []
-  /// Time spent in plane detection for the last frame, seconds (ARSim's addition, for benchmarks).
-  package private(set) var planeSeconds = 0.0
-  /// Tracking time of the last frame by stage.
-  package var trackingTimings: StageTimings { locked { tracker?.timings ?? StageTimings() } }
+  /// This session's plane geometry for raycasts, per frame.
+  let raycastCache = PlaneRaycastCache()
 
   /// A session that is not running yet.
   public init() {
@@ -90,7 +88,6 @@ public final class ARSession: @unchecked Sendable {
   /// App anchors added since the last frame, which the delegate has not heard of, are dropped silently.
   public func run(_ configuration: ARConfiguration, options: RunOptions = []) {
     locked {
-      var removed: [ARAnchor] = []
       let copy = configuration.copy()
       let world =
         copy as? ARWorldTrackingConfiguration
@@ -109,21 +106,15 @@ public final class ARSession: @unchecked Sendable {
         lastTrackingState = nil
       }
       if options.contains(.removeExistingAnchors) || options.contains(.resetTracking) {
-        let announced = userAnchors.filter { anchor in !pendingAdded.contains { $0 === anchor } }
-        removed = planeAnchors + announced
-        userAnchors.removeAll()
-        pendingAdded.removeAll()
+        book.removeAll(planes: planeDetector?.anchors ?? [])
         planeDetector = nil
-        removedPlanes.removeAll()
       } else if detectionChanged {
-        // Keep the anchors found so far; detection restarts with the new options.
-        removed = planeAnchors
+        // Keep the app's anchors; detection restarts with the new options.
+        book.restartPlanes(planeDetector?.anchors ?? [])
         planeDetector = nil
-        removedPlanes.removeAll()
       }
       runCount += 1
       isRunning = true
-      pendingRemoved += removed
     }
   }
 
@@ -133,194 +124,170 @@ public final class ARSession: @unchecked Sendable {
     locked {
       guard isRunning else { return }
       isRunning = false
-      relocalizingAfterInterruption = tracker != nil
+      tracker?.cameraWasOff()
     }
   }
 
   // MARK: Anchors
 
   /// Adds an app anchor; it keeps its world transform. The delegate hears `didAdd` with the next frame.
-  public func add(anchor: ARAnchor) {
-    locked {
-      guard !userAnchors.contains(where: { $0 === anchor }) else { return }
-      userAnchors.append(anchor)
-      pendingAdded.append(anchor)
-    }
-  }
+  public func add(anchor: ARAnchor) { locked { book.add(anchor) } }
 
   /// Removes an anchor (the app's or a detected plane). The delegate hears `didRemove` with the next frame.
   public func remove(anchor: ARAnchor) {
-    locked {
-      if let index = userAnchors.firstIndex(where: { $0.identifier == anchor.identifier }) {
-        let removed = userAnchors.remove(at: index)
-        if let pending = pendingAdded.firstIndex(where: { $0 === removed }) {
-          pendingAdded.remove(at: pending)
-        } else {
-          pendingRemoved.append(removed)
-        }
-      } else if anchor is ARPlaneAnchor, !removedPlanes.contains(anchor.identifier),
-        planeAnchors.contains(where: { $0.identifier == anchor.identifier })
-      {
-        removedPlanes.insert(anchor.identifier)
-        pendingRemoved.append(anchor)
-      }
-    }
+    locked { book.remove(anchor, planes: planeDetector?.anchors ?? []) }
   }
 
   /// The anchor that absorbed a removed plane anchor when two planes turned out to be one surface,
   /// or nil (ARSim's addition: ARKit reports only the removal).
   public func absorbingAnchorIdentifier(of anchor: ARAnchor) -> UUID? {
-    locked { absorbers[anchor.identifier] }
+    locked { book.absorber(of: anchor.identifier) }
   }
 
   /// Every anchor now: detected planes, then the app's, in the order they were added.
-  public var anchors: [ARAnchor] { locked { planeAnchors + userAnchors } }
-
-  /// Detected planes the app has not removed.
-  private var planeAnchors: [ARAnchor] {
-    (planeDetector?.anchors ?? []).filter { !removedPlanes.contains($0.identifier) }
-  }
+  public var anchors: [ARAnchor] { locked { book.anchors(planes: planeDetector?.anchors ?? []) } }
 
   // MARK: Frames
 
-  /// Processes one recorded frame (called by ``ARReplay``).
-  package func process(_ recorded: RecordedFrame, info: RecordingInfo) {
+  /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
+  /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
+  /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
+  /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
+  /// callbacks, all under one lock section; delivery comes last, outside it.
+  package func process(_ recorded: RecordedFrame, info: RecordingInfo) -> FrameOutcome {
     for observer in locked({ observers.compactMap(\.observer) }) { observer.sessionWillProcessFrame(self) }
-    guard
-      let (frame, stateChanged, changes, interrupted) = locked({
-        () -> (ARFrame, Bool, PlaneAnchorChanges, Bool)? in
-        guard isRunning, let configuration = _configuration else { return nil }
-        var interrupted = false
-        if let last = lastTimestamp, recorded.timestamp - last > Self.interruptionThreshold {
-          interrupted = true
-          relocalizingAfterInterruption = tracker != nil
-        }
-        lastTimestamp = recorded.timestamp
-        let tracker = trackerFor(info: info, configuration: configuration)
-        let tracked = tracker.track(recorded)
-        var state = Self.trackingState(tracked.quality)
-        if relocalizingAfterInterruption {
-          if tracked.quality == .normal && tracked.source != .prediction {
-            relocalizingAfterInterruption = false
-          } else {
-            state = .limited(.relocalizing)
-          }
-        }
-        let camera = ARCamera(
-          worldFromCamera: tracked.worldFromCamera, intrinsics: info.intrinsics, trackingState: state)
-        let changes = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
-        let features =
-          tracked.quality == .initializing
-          ? nil
-          : ARPointCloud(
-            points: tracked.featurePoints.map { simd_float3($0.position) },
-            identifiers: tracked.featurePoints.map(\.identifier))
-        let frame = ARFrame(
-          timestamp: recorded.timestamp, camera: camera, anchors: planeAnchors + userAnchors,
-          rawFeaturePoints: features, capturedImage: recorded.image,
-          sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
-          poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
-          raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
-        _currentFrame = frame
-        let stateChanged = lastTrackingState != state
-        lastTrackingState = state
-        return (frame, stateChanged, changes, interrupted)
-      })
-    else { return }
-    if interrupted {
-      deliver { $0.sessionWasInterrupted(self) }
-      deliver { $0.sessionInterruptionEnded(self) }
+    let outcome = locked { () -> FrameOutcome in
+      guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
+      let interrupted = noteTime(recorded.timestamp, threshold: configuration.tracking.interruptionThreshold)
+      var timings = FrameTimings()
+      let tracked = track(recorded, info: info, configuration: configuration)
+      timings.tracking = tracker?.timings ?? StageTimings()
+      let start = ContinuousClock.now
+      let planeChanges = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
+      if planeChanges != nil { lap(&timings.planes, since: start) }
+      let changes = book.apply(planeChanges ?? PlaneAnchorChanges())
+      return assemble(
+        recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
+        configuration: configuration, timings: timings)
     }
-    if stateChanged { deliver { $0.session(self, cameraDidChangeTrackingState: frame.camera) } }
-    deliver { $0.session(self, didUpdate: frame) }
-    let (added, removed) = locked { () -> ([ARAnchor], [ARAnchor]) in
-      defer {
-        pendingAdded.removeAll()
-        pendingRemoved.removeAll()
-      }
-      let kept = { (anchor: ARAnchor) in !self.removedPlanes.contains(anchor.identifier) }
-      return (
-        changes.added.filter(kept) + pendingAdded, changes.removed.map(\.anchor).filter(kept) + pendingRemoved
-      )
-    }
-    let updated = locked { changes.updated.filter { !removedPlanes.contains($0.identifier) } }
-    if !added.isEmpty { deliver { $0.session(self, didAdd: added) } }
-    if !updated.isEmpty { deliver { $0.session(self, didUpdate: updated) } }
-    if !removed.isEmpty { deliver { $0.session(self, didRemove: removed) } }
-    updateTrackedRaycasts()
+    deliver(outcome.events)
+    return outcome
   }
 
   /// Reports a recording error and pauses (called by ``ARReplay``).
-  package func fail(_ error: any Error) {
+  package func fail(_ error: any Error & Sendable) {
     locked { isRunning = false }
-    deliver { $0.session(self, didFailWithError: error) }
+    deliver([.failed(error)])
   }
 
-  private func trackerFor(info: RecordingInfo, configuration: ARWorldTrackingConfiguration) -> CameraTracker {
-    if let tracker { return tracker }
-    var options = configuration.tracking
-    if configuration.trackingModeFollowsRecording { options.mode = info.hasDepth ? .rgbd : .mono }
-    let made = CameraTracker(info: info, options: options)
-    tracker = made
-    return made
+  /// Notes a frame's time; true when it comes more than `threshold` seconds after the last one (the
+  /// camera was off), which the tracker is told.
+  private func noteTime(_ timestamp: Double, threshold: Double) -> Bool {
+    defer { lastTimestamp = timestamp }
+    guard let last = lastTimestamp, timestamp - last > threshold else { return false }
+    tracker?.cameraWasOff()
+    return true
   }
 
+  /// The tracking stage: the frame's pose and state.
+  private func track(
+    _ recorded: RecordedFrame, info: RecordingInfo, configuration: ARWorldTrackingConfiguration
+  )
+    -> TrackedFrame
+  {
+    let tracker = self.tracker ?? CameraTracker(info: info, options: configuration.tracking)
+    self.tracker = tracker
+    return tracker.track(recorded)
+  }
+
+  /// The plane detection stage, or nil when it does not run for this frame (no plane detection
+  /// configured, or tracking is not normal).
   private func detectPlanes(
     _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
     configuration: ARWorldTrackingConfiguration
-  ) -> PlaneAnchorChanges {
-    planeSeconds = 0
-    guard !configuration.planeDetection.isEmpty, tracked.quality == .normal else {
-      return PlaneAnchorChanges()
-    }
-    let start = ContinuousClock.now
-    defer { lap(&planeSeconds, since: start) }
-    if planeDetector == nil {
-      var options = configuration.planeDetectionOptions
-      options.alignments = configuration.planeDetection
-      planeDetector = PlaneDetector(
-        options: options, seed: configuration.tracking.seed &+ runCount, sessionIdentifier: identifier)
-    }
-    let depthPoints =
-      recorded.depth.map {
-        DepthSampler.worldPoints(
-          depth: $0, intrinsics: info.intrinsics, worldFromCamera: tracked.worldFromCamera,
-          step: max(4, info.intrinsics.width / 80))
-      } ?? []
-    let input = PlaneDetectionInput(
-      frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera,
-      featurePoints: tracked.featurePoints.map {
-        FeaturePoint(identifier: $0.identifier, position: SIMD3<Float>($0.position))
-      },
-      depthPoints: depthPoints)
-    let changes = planeDetector!.process(input)
-    for removal in changes.removed {
-      if let absorber = removal.absorbedBy { absorbers[removal.anchor.identifier] = absorber }
-    }
-    return changes
+  ) -> PlaneAnchorChanges? {
+    guard !configuration.planeDetection.isEmpty, tracked.state == .normal else { return nil }
+    let detector =
+      planeDetector
+      ?? {
+        var options = configuration.planeDetectionOptions
+        options.alignments = configuration.planeDetection
+        return PlaneDetector(options: options, generation: runCount, sessionIdentifier: identifier)
+      }()
+    planeDetector = detector
+    return detector.process(recorded, tracked: tracked, intrinsics: info.intrinsics)
   }
 
-  static func trackingState(_ quality: TrackingQuality) -> ARCamera.TrackingState {
-    switch quality {
-    case .initializing: .limited(.initializing)
-    case .normal: .normal
-    case .insufficientFeatures: .limited(.insufficientFeatures)
-    case .excessiveMotion: .limited(.excessiveMotion)
-    case .relocalizing: .limited(.relocalizing)
+  /// The frame and its callbacks, in delivery order.
+  private func assemble(
+    _ recorded: RecordedFrame, tracked: TrackedFrame, changes: AnchorChanges, interrupted: Bool,
+    info: RecordingInfo, configuration: ARWorldTrackingConfiguration, timings: FrameTimings
+  ) -> FrameOutcome {
+    let camera = ARCamera(
+      worldFromCamera: tracked.worldFromCamera, intrinsics: info.intrinsics, trackingState: tracked.state)
+    let features = tracked.featurePoints.map {
+      ARPointCloud(points: $0.map(\.position), identifiers: $0.map(\.identifier))
     }
+    let frame = ARFrame(
+      timestamp: recorded.timestamp, camera: camera,
+      anchors: book.anchors(planes: planeDetector?.anchors ?? []),
+      rawFeaturePoints: features, capturedImage: recorded.image,
+      sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
+      poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
+      raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
+    _currentFrame = frame
+    var events: [SessionEvent] = interrupted ? [.wasInterrupted, .interruptionEnded] : []
+    if lastTrackingState != tracked.state { events.append(.trackingStateChanged(camera)) }
+    lastTrackingState = tracked.state
+    events.append(.frameUpdated(frame))
+    if !changes.added.isEmpty { events.append(.anchorsAdded(changes.added)) }
+    if !changes.updated.isEmpty { events.append(.anchorsUpdated(changes.updated)) }
+    if !changes.removed.isEmpty { events.append(.anchorsRemoved(changes.removed)) }
+    events.append(.trackedRaycasts(frame))
+    return FrameOutcome(recorded: recorded, frame: frame, tracked: tracked, events: events, timings: timings)
   }
 
   // MARK: Delivery
 
-  /// Calls `callback` for the observers (in the order they were added), then the delegate.
-  private func deliver(_ callback: (any ARSessionDelegate) -> Void) {
-    let (delegate, queue, watchers) = locked { (_delegate, _delegateQueue, observers.compactMap(\.observer)) }
-    let receivers: [any ARSessionDelegate] = watchers + (delegate.map { [$0] } ?? [])
-    guard !receivers.isEmpty else { return }
-    if let queue {
-      queue.sync { for receiver in receivers { callback(receiver) } }
-    } else {
-      for receiver in receivers { callback(receiver) }
+  /// The one delivery point: every callback of the session goes through here, in order, on
+  /// `delegateQueue` when set (synchronously), else on the calling thread: to the observers (in the
+  /// order they were added), then the delegate. The delegate, the observers and the queue are read for
+  /// each event, so a callback may change them; tracked raycasts are re-evaluated whether or not anyone
+  /// listens.
+  private func deliver(_ events: [SessionEvent]) {
+    for event in events {
+      let (delegate, queue, watchers) = locked {
+        (_delegate, _delegateQueue, observers.compactMap(\.observer))
+      }
+      let body: () -> Void
+      if case .trackedRaycasts(let frame) = event {
+        let raycasts = locked { trackedRaycasts }
+        guard !raycasts.isEmpty else { continue }
+        body = { for raycast in raycasts { raycast.update(in: self, frame: frame) } }
+      } else {
+        let receivers: [any ARSessionDelegate] = watchers + (delegate.map { [$0] } ?? [])
+        guard !receivers.isEmpty else { continue }
+        body = { for receiver in receivers { self.call(receiver, event) } }
+      }
+      if let queue {
+        queue.sync(execute: body)
+      } else {
+        body()
+      }
+    }
+  }
+
+  private func call(_ delegate: any ARSessionDelegate, _ event: SessionEvent) {
+    switch event {
+    case .wasInterrupted: delegate.sessionWasInterrupted(self)
+    case .interruptionEnded: delegate.sessionInterruptionEnded(self)
+    case .trackingStateChanged(let camera): delegate.session(self, cameraDidChangeTrackingState: camera)
+    case .frameUpdated(let frame): delegate.session(self, didUpdate: frame)
+    case .anchorsAdded(let anchors): delegate.session(self, didAdd: anchors)
+    case .anchorsUpdated(let anchors): delegate.session(self, didUpdate: anchors)
+    case .anchorsRemoved(let anchors): delegate.session(self, didRemove: anchors)
+    case .failed(let error): delegate.session(self, didFailWithError: error)
+    case .trackedRaycasts: break
     }
   }
 
@@ -344,10 +311,5 @@ public final class ARSession: @unchecked Sendable {
 
   package func unregister(_ raycast: ARTrackedRaycast) {
     locked { trackedRaycasts.removeAll { $0 === raycast } }
-  }
-
-  private func updateTrackedRaycasts() {
-    let raycasts = locked { trackedRaycasts }
-    for raycast in raycasts { raycast.update(in: self) }
   }
 }

@@ -5,8 +5,8 @@ public protocol ARSessionObserver: AnyObject {
   func session(_ session: ARSession, didFailWithError error: any Error)
   /// The camera's tracking state changed.
   func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera)
-  /// Frames stopped arriving (a pause in the recording of more than
-  /// ``ARSession/interruptionThreshold`` seconds).
+  /// Frames stopped arriving (a gap in the recording, or a pause of the session, of more than
+  /// ``TrackerOptions/interruptionThreshold`` seconds, 1 by default).
   func sessionWasInterrupted(_ session: ARSession)
   /// Frames arrive again after an interruption; tracking relocalises.
   func sessionInterruptionEnded(_ session: ARSession)

@@ -105,13 +105,14 @@ public final class ARTrackedRaycast: @unchecked Sendable {
     session?.unregister(self)
   }
 
-  /// Re-evaluates the query and calls the handler when the results changed.
-  func update(in session: ARSession) {
+  /// Re-evaluates the query in `frame` (the session's current frame when nil) and calls the handler
+  /// when the results changed.
+  func update(in session: ARSession, frame: ARFrame? = nil) {
     lock.lock()
     let isStopped = stopped
     lock.unlock()
     guard !isStopped else { return }
-    let results = session.raycast(query)
+    let results = frame.map { session.raycast(query, in: $0) } ?? session.raycast(query)
     let transforms = results.map(\.worldTransform)
     guard transforms != lastTransforms else { return }
     lastTransforms = transforms
@@ -136,7 +137,7 @@ extension ARSession {
     switch query.target {
     case .existingPlaneGeometry, .existingPlaneInfinite:
       let bounded = query.target == .existingPlaneGeometry
-      let planes = planeRaycastCache.planes(of: frame)
+      let planes = raycastCache.planes(of: frame)
       for i in planes.indices {
         let plane = planes[i].plane
         guard Self.matches(plane.alignment, query.targetAlignment),
@@ -150,7 +151,8 @@ extension ARSession {
       }
     case .estimatedPlane:
       if let hit = Self.estimatedHit(
-        frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment)
+        frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment,
+        options: configuration?.tracking.estimatedPlane ?? TrackerOptions.EstimatedPlane())
       {
         results.append(hit)
       }
@@ -163,7 +165,9 @@ extension ARSession {
   }
 
   /// Starts a raycast that the session re-evaluates after every frame, calling `updateHandler` with
-  /// the results when they change (first right away). Nil when the query can hit nothing.
+  /// the results when they change: first right away on the calling thread, then with each frame's
+  /// callbacks (after its anchor callbacks), on `delegateQueue` when set. Nil when the query can hit
+  /// nothing.
   public func trackedRaycast(
     _ query: ARRaycastQuery, updateHandler: @escaping ([ARRaycastResult]) -> Void
   ) -> ARTrackedRaycast? {
@@ -186,13 +190,17 @@ extension ARSession {
 
   /// A plane fitted on the spot to depth and feature points near the ray.
   private static func estimatedHit(
-    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>, alignment: ARRaycastQuery.TargetAlignment
+    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>,
+    alignment: ARRaycastQuery.TargetAlignment,
+    options: TrackerOptions.EstimatedPlane
   ) -> ARRaycastResult? {
-    let points = nearbyPoints(frame: frame, origin: origin, direction: direction)
-    guard points.count >= 6 else { return nil }
+    let points = nearbyPoints(frame: frame, origin: origin, direction: direction, options: options)
+    guard points.count >= options.minPoints else { return nil }
     var moments = PlaneMoments()
     for p in points { moments.add(p) }
-    guard var plane = moments.plane, let spread = moments.meanSquaredDistance, spread < 0.015 * 0.015 else {
+    guard var plane = moments.plane, let spread = moments.meanSquaredDistance,
+      spread < options.maxSpread * options.maxSpread
+    else {
       return nil
     }
     // The normal faces the ray's origin.
@@ -226,36 +234,39 @@ extension ARSession {
   }
 
   /// Points near the ray: depth pixels around where the ray meets the depth surface (when the
-  /// frame has depth and the ray starts at the camera), else tracked feature points within 5 cm.
-  private static func nearbyPoints(frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>)
-    -> [SIMD3<Double>]
-  {
+  /// frame has depth and the ray starts at the camera), else tracked feature points near the ray
+  /// (``TrackerOptions/EstimatedPlane``).
+  private static func nearbyPoints(
+    frame: ARFrame, origin: SIMD3<Double>, direction: SIMD3<Double>, options: TrackerOptions.EstimatedPlane
+  ) -> [SIMD3<Double>] {
     let camera = frame.camera
     if let depth = frame.sceneDepth?.depthMap,
-      simd_length(origin - camera.worldFromCamera.translation) < 0.05,
+      simd_length(origin - camera.worldFromCamera.translation) < options.cameraOriginTolerance,
       let pixel = camera.projectToImage(origin + direction)
     {
-      let k = camera.cameraIntrinsics
-      let u0 = Int(pixel.x.rounded())
-      let v0 = Int(pixel.y.rounded())
-      let radius = max(4, k.width / 80)
+      // Depth at its own resolution has its own intrinsics; the image pixel maps to it by the size ratio.
+      let image = camera.cameraIntrinsics
+      let k = image.scaled(toWidth: depth.width, height: depth.height)
+      let sameSize = k.width == image.width && k.height == image.height
+      let u0 = Int((sameSize ? pixel.x : pixel.x * Double(k.width) / Double(image.width)).rounded())
+      let v0 = Int((sameSize ? pixel.y : pixel.y * Double(k.height) / Double(image.height)).rounded())
+      let radius = max(4, k.width / options.depthWindowDivisor)
       let opticalToWorld = camera.worldFromOptical
       var points: [SIMD3<Double>] = []
       for v in stride(from: v0 - radius, through: v0 + radius, by: 2) where v >= 0 && v < depth.height {
         for u in stride(from: u0 - radius, through: u0 + radius, by: 2) where u >= 0 && u < depth.width {
           let z = Double(depth.metres[v * depth.width + u])
           guard z.isFinite, z > 0 else { continue }
-          let optical = SIMD3((Double(u) - k.cx) / k.fx * z, (Double(v) - k.cy) / k.fy * z, z)
-          points.append(opticalToWorld.apply(to: optical))
+          points.append(opticalToWorld.apply(to: k.backProject(SIMD2(Double(u), Double(v)), depth: z)))
         }
       }
-      if points.count >= 6 { return points }
+      if points.count >= options.minPoints { return points }
     }
     guard let cloud = frame.rawFeaturePoints else { return [] }
     return cloud.points.map { SIMD3<Double>($0) }.filter { p in
       let along = simd_dot(p - origin, direction)
       guard along > 0 else { return false }
-      return simd_length(p - origin - along * direction) < 0.05
+      return simd_length(p - origin - along * direction) < options.featureRadius
     }
   }
 }
@@ -284,7 +295,7 @@ extension ARFrame {
 /// reported, and the geometry follows the refined plane (the floor's height settles by millimetres, a
 /// wall's direction by a fraction of a degree). Rays hit that surface, as they hit what an app draws
 /// from the geometry; an anchor whose vertices all have `y = 0` is hit on its `y = 0` plane.
-private struct PlaneRaycastGeometry {
+struct PlaneRaycastGeometry {
   let plane: ARPlaneAnchor
   /// `RigidTransform(matrix: plane.transform)`: anchor space to world, metres, as a rotation matrix
   /// and a translation (cheaper to apply per ray than the quaternion).
@@ -374,8 +385,9 @@ private struct PlaneRaycastGeometry {
 /// The ``PlaneRaycastGeometry`` of the plane anchors of the last few frames raycast into, so that
 /// repeated raycasts into one frame (taps, tracked raycasts, a benchmark) derive each anchor's pose
 /// and polygon once instead of once per ray. Frames and anchors are immutable, so an entry stays valid
-/// for as long as its frame lives; frames are held weakly and matched by identity.
-private final class PlaneRaycastCache: @unchecked Sendable {
+/// for as long as its frame lives; frames are held weakly and matched by identity. Each session has its
+/// own.
+final class PlaneRaycastCache: @unchecked Sendable {
   private struct Entry {
     weak var frame: ARFrame?
     var planes: [PlaneRaycastGeometry]
@@ -401,6 +413,3 @@ private final class PlaneRaycastCache: @unchecked Sendable {
     return planes
   }
 }
-
-/// Shared by every session: entries are keyed by frame identity, so sessions cannot see each other's.
-private let planeRaycastCache = PlaneRaycastCache()

@@ -9,17 +9,42 @@ public enum GravitySource: String, Sendable, Codable {
   case assumedUpright
 }
 
-/// One tracked frame in the session world.
+/// One tracked frame in the session world: the output of the tracking stage, and the one place its
+/// tracking state is decided (the session, the CLI and evaluation read it; none re-derives it).
 package struct TrackedFrame: Sendable {
-  package var quality: TrackingQuality
+  /// The tracking state to report (ARKit's): the odometry's quality, `limited(.initializing)` until
+  /// gravity fixes the world, and `limited(.relocalizing)` after the camera was off until a pose is
+  /// measured normally again.
+  package var state: ARCamera.TrackingState
+  /// What carried the pose.
   package var source: PoseSource
-  /// World from the camera in ARKit's camera frame (x right, y up, looking along -z). Until the
-  /// world is fixed (`quality == .initializing`) this is provisional: gravity is assumed from the
-  /// first camera being upright.
+  /// World from the camera in ARKit's camera frame (x right, y up, looking along -z), metres. Until the
+  /// world is fixed (``isWorldFixed`` false) this is provisional: gravity is assumed from the first
+  /// camera being upright.
   package var worldFromCamera: RigidTransform
-  /// Landmarks seen in this frame, in world coordinates, with stable identifiers.
-  package var featurePoints: [(identifier: UInt64, position: SIMD3<Double>)]
+  /// Landmarks seen in this frame, world coordinates, with stable identifiers; nil while the
+  /// odometry is initialising (no map yet).
+  package var featurePoints: [FeaturePoint]?
+  /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
   package var inliers: Int
+  /// Whether gravity had fixed the session world by this frame.
+  package var isWorldFixed: Bool
+
+  /// Whether the frame has a tracked pose: `normal`, or limited by features or motion (not
+  /// initialising, not relocalising).
+  package var isTracked: Bool {
+    switch state {
+    case .normal, .limited(.insufficientFeatures), .limited(.excessiveMotion): true
+    default: false
+    }
+  }
+
+  /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
+  /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
+  /// position is held) in the fixed world.
+  package var hasPose: Bool {
+    isTracked || (state == .limited(.initializing) && source == .rotation && isWorldFixed)
+  }
 }
 
 /// Turns recorded frames into camera poses in the session world of ARCHITECTURE.md: metres,
@@ -39,16 +64,30 @@ package final class CameraTracker {
   /// Accelerometer samples of the gravity window rotated into O, with their time.
   private var rotatedSpecificForce: [(time: Double, value: SIMD3<Double>)] = []
   private var positions: [(time: Double, position: SIMD3<Double>)] = []
+  /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
+  /// normally since: frames are then `limited(.relocalizing)`.
+  private var relocalizing = false
 
+  /// A tracker for a recording; `options.mode` nil follows the recording (RGB-D when it has depth).
   package init(info: RecordingInfo, options: TrackerOptions) {
     self.info = info
-    self.options = options
-    switch options.mode {
-    case .rgbd: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: options)
-    case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: options)
+    var resolved = options
+    resolved.mode = options.mode ?? (info.hasDepth ? .rgbd : .mono)
+    self.options = resolved
+    switch resolved.mode {
+    case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
+    default: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved)
     }
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
+
+  /// The tracking mode in use (the recording's when the options left it open).
+  package var mode: TrackerOptions.Mode { options.mode ?? .rgbd }
+
+  /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
+  /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
+  /// pose is measured normally again.
+  package func cameraWasOff() { relocalizing = true }
 
   /// Where the last frame's tracking time went.
   package var timings: StageTimings { odometry.timings }
@@ -64,16 +103,40 @@ package final class CameraTracker {
       fixGravityWithoutAccelerometer(frame)
     }
     if worldFromO == nil, info.hasAccelerometer {
-      collectGravityEvidence(frame, oFromCamera: result.oFromCamera)
+      collectGravityEvidence(frame, oFromOptical: result.oFromOptical)
     }
-    var quality = result.quality
-    if worldFromO == nil { quality = .initializing }
+    let isWorldFixed = worldFromO != nil
+    let quality = isWorldFixed ? result.quality : .initializing
+    var state = Self.trackingState(quality)
+    if relocalizing {
+      if quality == .normal && result.source != .prediction {
+        relocalizing = false
+      } else {
+        state = .limited(.relocalizing)
+      }
+    }
     let worldFromO = worldFromO ?? provisionalWorldFromO
-    let worldFromCamera = worldFromO * result.oFromCamera * opticalFromCamera
+    let worldFromCamera = worldFromO * result.oFromOptical * opticalFromCamera
+    let features =
+      quality == .initializing
+      ? nil
+      : result.landmarks.map {
+        FeaturePoint(identifier: $0.identifier, position: SIMD3<Float>(worldFromO.apply(to: $0.position)))
+      }
     return TrackedFrame(
-      quality: quality, source: result.source, worldFromCamera: worldFromCamera,
-      featurePoints: result.landmarks.map { ($0.identifier, worldFromO.apply(to: $0.position)) },
-      inliers: result.inliers)
+      state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
+      inliers: result.inliers, isWorldFixed: isWorldFixed)
+  }
+
+  /// ARKit's state for an odometry quality.
+  static func trackingState(_ quality: TrackingQuality) -> ARCamera.TrackingState {
+    switch quality {
+    case .initializing: .limited(.initializing)
+    case .normal: .normal
+    case .insufficientFeatures: .limited(.insufficientFeatures)
+    case .excessiveMotion: .limited(.excessiveMotion)
+    case .relocalizing: .limited(.relocalizing)
+    }
   }
 
   /// The session world from O for a given up direction in O.
@@ -110,12 +173,12 @@ package final class CameraTracker {
 
   /// Gathers accelerometer samples and tracked positions over the gravity window; at its end, fixes
   /// gravity from them (``gravity(positions:specificForce:)``).
-  private func collectGravityEvidence(_ frame: RecordedFrame, oFromCamera: RigidTransform) {
+  private func collectGravityEvidence(_ frame: RecordedFrame, oFromOptical: RigidTransform) {
     for sample in frame.imu {
       guard let f = sample.acceleration else { continue }
-      rotatedSpecificForce.append((sample.timestamp, oFromCamera.rotate(f)))
+      rotatedSpecificForce.append((sample.timestamp, oFromOptical.rotate(f)))
     }
-    positions.append((frame.timestamp, oFromCamera.translation))
+    positions.append((frame.timestamp, oFromOptical.translation))
     guard let startTime, frame.timestamp - startTime >= options.gravityWindow, positions.count >= 6,
       rotatedSpecificForce.count >= 3
     else { return }

@@ -4,7 +4,6 @@
 struct FeatureFrontEnd {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
-  let pinhole: PinholeIntrinsics
   /// Landmark identifier of each track.
   var ids: [UInt64] = []
   /// Pixel position of each track in the last image.
@@ -13,7 +12,6 @@ struct FeatureFrontEnd {
   init(options: TrackerOptions, intrinsics: CameraIntrinsics) {
     self.options = options
     self.intrinsics = intrinsics
-    pinhole = intrinsics.pinhole
   }
 
   var count: Int { ids.count }
@@ -79,8 +77,8 @@ struct FeatureFrontEnd {
   /// Huber least squares on the inliers. Outlier tracks are dropped; tracks without a position are kept.
   /// Returns nil (and keeps the tracks) when fewer than `options.minInliers` agree.
   mutating func solvePose(
-    position: (UInt64) -> SIMD3<Double>?, predicted cameraFromO: RigidTransform, seed: UInt64
-  ) -> (cameraFromO: RigidTransform, inliers: Int)? {
+    position: (UInt64) -> SIMD3<Double>?, predicted opticalFromO: RigidTransform, seed: UInt64
+  ) -> (opticalFromO: RigidTransform, inliers: Int)? {
     var world: [SIMD3<Double>] = []
     var image: [SIMD2<Double>] = []
     var trackIndex: [Int] = []
@@ -92,14 +90,16 @@ struct FeatureFrontEnd {
     }
     guard world.count >= options.minInliers,
       let (ransacPose, mask) = try? PoseSolver.solvePnPRansac(
-        worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: options.reprojectionThreshold,
-        confidence: 0.999, maxIterations: 200, seed: seed, initial: cameraFromO.poseCW)
+        worldPoints: world, imagePoints: image, intrinsics: intrinsics,
+        threshold: options.reprojectionThreshold,
+        confidence: 0.999, maxIterations: 200, seed: seed, initial: opticalFromO.poseCW)
     else { return nil }
     let inliers = mask.indices.filter { mask[$0] }
     guard inliers.count >= options.minInliers else { return nil }
     let refined =
       (try? PoseSolver.refinePose(
-        worldPoints: inliers.map { world[$0] }, imagePoints: inliers.map { image[$0] }, intrinsics: pinhole,
+        worldPoints: inliers.map { world[$0] }, imagePoints: inliers.map { image[$0] },
+        intrinsics: intrinsics,
         initial: ransacPose, iterations: 10, huberDelta: 1.0))?.pose ?? ransacPose
     var outlier = [Bool](repeating: false, count: ids.count)
     for (k, i) in trackIndex.enumerated() where !mask[k] { outlier[i] = true }
@@ -130,8 +130,8 @@ struct FeatureFrontEnd {
   }
 
   /// Projects a point in O through a camera-from-O pose to pixels, or nil behind the camera.
-  func project(_ point: SIMD3<Double>, _ cameraFromO: RigidTransform) -> SIMD2<Double>? {
-    let p = cameraFromO.apply(to: point)
-    return p.z > 0.05 ? pinhole.project(p) : nil
+  func project(_ point: SIMD3<Double>, _ opticalFromO: RigidTransform) -> SIMD2<Double>? {
+    let p = opticalFromO.apply(to: point)
+    return p.z > 0.05 ? intrinsics.project(p) : nil
   }
 }

@@ -27,8 +27,3 @@ extension RigidTransform {
     return 2 * acos(w)
   }
 }
-
-extension CameraIntrinsics {
-  /// The four pinhole numbers, as CVision takes them.
-  var pinhole: PinholeIntrinsics { PinholeIntrinsics(fx: fx, fy: fy, cx: cx, cy: cy) }
-}

@@ -1,74 +1,5 @@
 import Foundation
 
-/// How well a frame was tracked, before it becomes ARKit's `ARCamera.TrackingState`.
-package enum TrackingQuality: String, Sendable, Equatable {
-  case initializing
-  case normal
-  case insufficientFeatures
-  case excessiveMotion
-  case relocalizing
-}
-
-/// What carried a frame's pose.
-package enum PoseSource: String, Sendable, Equatable {
-  /// PnP on tracked features, refined by robust least squares.
-  case features
-  /// Dense depth alignment against the previous frame.
-  case depth
-  /// Recovered against a keyframe after tracking was lost.
-  case relocalization
-  /// Nothing measured it: constant-velocity prediction, or the last pose held (while relocalising, or
-  /// while initialising without a rotation-only fit).
-  case prediction
-  /// The first frame: the pose is the origin by definition.
-  case origin
-  /// Rotation only: the camera has not moved measurably since the reference frame (monocular, before
-  /// the map exists); the rotation is fitted to the tracked features' bearings, the position held.
-  case rotation
-}
-
-/// One frame's result from an odometry front end, in the odometry frame O (the first camera's
-/// optical frame: x right, y down, z forward, metres).
-package struct OdometryResult: Sendable {
-  /// O from the current camera's optical frame.
-  package var oFromCamera: RigidTransform
-  package var quality: TrackingQuality
-  package var source: PoseSource
-  /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
-  package var inliers: Int
-  /// Landmarks seen in this frame: stable identifiers and positions in O.
-  package var landmarks: [(identifier: UInt64, position: SIMD3<Double>)]
-}
-
-/// A visual odometry front end: frames in, poses in the odometry frame O out.
-protocol Odometry: AnyObject {
-  /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
-  var timings: StageTimings { get }
-  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
-  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
-}
-
-/// Seconds a frame spent in each tracking stage.
-package struct StageTimings: Sendable, Equatable {
-  /// Image pyramid and KLT tracking, plus detection of new features.
-  package var track = 0.0
-  /// Pose: PnP RANSAC and refinement, depth alignment, relocalisation.
-  package var pose = 0.0
-  /// Map upkeep: landmark averaging, new landmarks, keyframes.
-  package var map = 0.0
-
-  package init() {}
-}
-
-/// Adds the time since `start` to a stage and returns now.
-@discardableResult
-func lap(_ stage: inout Double, since start: ContinuousClock.Instant) -> ContinuousClock.Instant {
-  let now = ContinuousClock.now
-  let elapsed = (now - start).components
-  stage += Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
-  return now
-}
-
 /// A landmark: a 3D point in O with the confidence of its position.
 struct Landmark {
   var position: SIMD3<Double>
@@ -76,51 +7,42 @@ struct Landmark {
   var weight: Double
 }
 
-/// A keyframe kept for relocalisation: ORB features with their 3D positions in O.
-struct Keyframe {
-  var oFromCamera: RigidTransform
-  var descriptors: [ORBDescriptor]
-  var points: [SIMD3<Double>]
-}
-
 /// RGB-D visual odometry: KLT-tracked features with metric depth, pose by PnP RANSAC against
 /// the landmarks in O, refined by robust least squares; dense depth alignment where features are
-/// scarce; relocalisation against keyframes after loss.
+/// scarce; a ``Relocalizer`` against the ``KeyframeStore`` after loss and after a stretch of drift.
 final class RGBDOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
-  private let pinhole: PinholeIntrinsics
   private var landmarks: [UInt64: Landmark] = [:]
   private var tracks: FeatureFrontEnd
   private var nextLandmarkID: UInt64 = 1
   private var previousPyramid: KLTPyramid?
   private var previousDepth: DepthImage?
+  /// O from the current optical frame.
   private var pose = RigidTransform.identity
   private var previousPose: RigidTransform?
   private var previousTimestamp: Double?
   /// Time between the two previous frames (the interval the velocity was measured over).
   private var lastFrameInterval: Double?
-  private var keyframes: [Keyframe] = []
+  private var keyframes: KeyframeStore
+  private let relocalizer: Relocalizer
   private var framesWithoutMeasurement = 0
   private var frameIndex = 0
   private(set) var timings = StageTimings()
 
   /// Consecutive frames whose pose came without features.
   private var framesWithoutFeatures = 0
-  /// Frames without features after which the pose is suspected to have drifted.
-  private let driftFrames = 15
   /// While drift is suspected: how many of the keyframes predate it (and can correct it).
   private var trustedKeyframes: Int?
   private var framesSinceDrift = 0
-
-  /// Frames without a measured pose after which the tracker stops extrapolating and relocalises.
-  private let maxPredictedFrames = 10
+  private var rgbd: TrackerOptions.RGBD { options.rgbd }
 
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
     self.intrinsics = intrinsics
     self.options = options
-    pinhole = intrinsics.pinhole
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
+    keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
+    relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
   }
 
   /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
@@ -148,7 +70,7 @@ final class RGBDOdometry: Odometry {
     let predicted = prediction(timestamp: timestamp)
     var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
 
-    if framesWithoutMeasurement <= maxPredictedFrames {
+    if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
       trackFeatures(from: previousPyramid, to: pyramid, predicted: predicted)
       clock = lap(&timings.track, since: clock)
       measured = featurePose(predicted: predicted)
@@ -157,8 +79,8 @@ final class RGBDOdometry: Odometry {
           reference: previousDepth, current: depth, referencePose: pose, predicted: predicted)
       }
     }
-    if measured == nil, framesWithoutMeasurement >= maxPredictedFrames / 2 {
-      measured = relocalize(gray: gray, keyframes: keyframes[...])
+    if measured == nil, framesWithoutMeasurement >= rgbd.maxPredictedFrames / 2 {
+      measured = relocalize(gray: gray, keyframes: keyframes.keyframes[...])
     }
     // After a stretch without features (depth or prediction only) the pose has drifted: once
     // features are back, recover against the keyframes made before the stretch.
@@ -166,15 +88,17 @@ final class RGBDOdometry: Odometry {
       framesWithoutFeatures = 0
     } else {
       framesWithoutFeatures += 1
-      if framesWithoutFeatures == driftFrames { trustedKeyframes = trustedKeyframes ?? keyframes.count }
+      if framesWithoutFeatures == rgbd.driftFrames {
+        trustedKeyframes = trustedKeyframes ?? keyframes.keyframes.count
+      }
     }
     if let trusted = trustedKeyframes, measured?.source == .features {
       framesSinceDrift += 1
-      if let recovered = relocalize(gray: gray, keyframes: keyframes.prefix(trusted)) {
+      if let recovered = relocalize(gray: gray, keyframes: keyframes.keyframes.prefix(trusted)) {
         measured = recovered
         trustedKeyframes = nil
         framesSinceDrift = 0
-      } else if framesSinceDrift > 2 * driftFrames {
+      } else if framesSinceDrift > 2 * rgbd.driftFrames {
         trustedKeyframes = nil
         framesSinceDrift = 0
       }
@@ -201,7 +125,7 @@ final class RGBDOdometry: Odometry {
       }
     } else {
       framesWithoutMeasurement += 1
-      if framesWithoutMeasurement <= maxPredictedFrames {
+      if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
         pose = predicted
         quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
       } else {
@@ -217,7 +141,7 @@ final class RGBDOdometry: Odometry {
     if source != .prediction {
       if quality == .normal, let depth { refineLandmarks(depth: depth) }
       replenish(gray: gray, depth: depth)
-      if needsKeyframe() { addKeyframe(gray: gray, depth: depth) }
+      if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
     lap(&timings.map, since: clock)
     return result(quality: quality, source: source, inliers: inliers)
@@ -226,7 +150,7 @@ final class RGBDOdometry: Odometry {
   private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0.position) } }
     return OdometryResult(
-      oFromCamera: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Constant-velocity prediction of O from the current camera, scaled to the time since the
@@ -245,17 +169,18 @@ final class RGBDOdometry: Odometry {
   /// Whether the motion from the last frame to `predicted` is fast (blur and large image motion likely).
   private func isMovingFast(_ predicted: RigidTransform) -> Bool {
     let step = pose.inverse * predicted
-    return step.angle > 4 * .pi / 180 || simd_length(step.translation) > 0.08
+    return step.angle > rgbd.fastRotationDegrees * .pi / 180
+      || simd_length(step.translation) > rgbd.fastTranslation
   }
 
   // MARK: Features
 
   /// Tracks the features into the current frame, starting from their predicted pixels.
   private func trackFeatures(from previous: KLTPyramid, to current: KLTPyramid, predicted: RigidTransform) {
-    let cameraFromO = predicted.inverse
+    let opticalFromO = predicted.inverse
     let projector = tracks
     tracks.track(from: previous, to: current) { id in
-      landmarks[id].flatMap { projector.project($0.position, cameraFromO) }
+      landmarks[id].flatMap { projector.project($0.position, opticalFromO) }
     }
   }
 
@@ -287,30 +212,26 @@ final class RGBDOdometry: Odometry {
       }
     }
     let d = Double(depth.metres[y * depth.width + x])
-    guard d >= options.minDepth, d <= options.maxDepth, Double(high - low) < 0.01 + 0.02 * d else {
+    guard d >= options.minDepth, d <= options.maxDepth,
+      Double(high - low) < rgbd.depthEdgeBase + rgbd.depthEdgeSlope * d
+    else {
       return nil
     }
     return d
   }
 
-  private func backProject(_ pixel: SIMD2<Float>, depth d: Double) -> SIMD3<Double> {
-    SIMD3(
-      (Double(pixel.x) - intrinsics.cx) / intrinsics.fx * d,
-      (Double(pixel.y) - intrinsics.cy) / intrinsics.fy * d, d)
-  }
-
   /// Depth noise model: standard deviation in metres at depth `d` (structured-light sensors grow with d²).
-  private func depthSigma(_ d: Double) -> Double { 0.001 + 0.0015 * d * d }
+  private func depthSigma(_ d: Double) -> Double { rgbd.depthNoiseBase + rgbd.depthNoiseQuadratic * d * d }
 
   /// Averages the current depth observations of well-tracked landmarks into their positions.
   private func refineLandmarks(depth: DepthImage) {
     for (i, id) in tracks.ids.enumerated() {
       guard var landmark = landmarks[id], let d = depthAt(tracks.pixels[i], in: depth) else { continue }
-      let observed = pose.apply(to: backProject(tracks.pixels[i], depth: d))
+      let observed = pose.apply(to: intrinsics.backProject(SIMD2(tracks.pixels[i]), depth: d))
       let sigma = depthSigma(d)
       guard simd_length(observed - landmark.position) < 3 * sigma + 0.01 else { continue }
       let w = 1 / (sigma * sigma)
-      let cap = 20 / (sigma * sigma)
+      let cap = rgbd.landmarkWeightCap / (sigma * sigma)
       guard landmark.weight < cap else { continue }
       landmark.position = (landmark.position * landmark.weight + observed * w) / (landmark.weight + w)
       landmark.weight += w
@@ -334,7 +255,8 @@ final class RGBDOdometry: Odometry {
       nextLandmarkID += 1
       let sigma = depthSigma(d)
       landmarks[id] = Landmark(
-        position: pose.apply(to: backProject(corner, depth: d)), weight: 1 / (sigma * sigma))
+        position: pose.apply(to: intrinsics.backProject(SIMD2(corner), depth: d)), weight: 1 / (sigma * sigma)
+      )
       tracks.append(id, corner)
       added += 1
     }
@@ -354,8 +276,9 @@ final class RGBDOdometry: Odometry {
     _ = predicted
     guard
       let aligned = try? DepthAlignment.align(
-        reference: reference, current: current, intrinsics: pinhole, initial: nil, parameters: .init()),
-      aligned.inlierFraction > 0.15, !aligned.isDegenerate(threshold: 1e-3)
+        reference: reference, current: current, intrinsics: intrinsics, initial: nil, parameters: .init()),
+      aligned.inlierFraction > rgbd.minAlignmentInlierFraction,
+      !aligned.isDegenerate(threshold: rgbd.alignmentDegeneracy)
     else { return nil }
     let currentFromReference = RigidTransform(aligned.currentFromReference)
     return (referencePose * currentFromReference.inverse, .depth, 0)
@@ -363,56 +286,20 @@ final class RGBDOdometry: Odometry {
 
   // MARK: Keyframes and relocalisation
 
-  private func needsKeyframe() -> Bool {
-    guard let last = keyframes.last else { return true }
-    let step = last.oFromCamera.inverse * pose
-    return simd_length(step.translation) > 0.15 || step.angle > 15 * .pi / 180
-  }
-
   private func addKeyframe(gray: GrayImage, depth: DepthImage?) {
     guard let depth else { return }
-    let orb = FeatureDetector(
-      method: .orb, maxFeatures: 500, threshold: 20, pyramidLevels: 4, scaleFactor: 1.2)
-    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray) else { return }
-    var kept: [ORBDescriptor] = []
-    var points: [SIMD3<Double>] = []
-    for (keypoint, descriptor) in zip(keypoints, descriptors) {
-      guard let d = depthAt(keypoint.position, in: depth) else { continue }
-      kept.append(descriptor)
-      points.append(pose.apply(to: backProject(keypoint.position, depth: d)))
-    }
-    guard kept.count >= 30 else { return }
-    keyframes.append(Keyframe(oFromCamera: pose, descriptors: kept, points: points))
-    if keyframes.count > options.maxKeyframes { keyframes.removeFirst() }
+    keyframes.add(gray: gray, oFromOptical: pose) { depthAt($0, in: depth) }
   }
 
-  /// Matches the frame's ORB features against the keyframes, most recent first.
+  /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
   private func relocalize(gray: GrayImage, keyframes: ArraySlice<Keyframe>)
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
-    guard !keyframes.isEmpty else { return nil }
-    let orb = FeatureDetector(
-      method: .orb, maxFeatures: 800, threshold: 20, pyramidLevels: 4, scaleFactor: 1.2)
-    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray), keypoints.count >= 30 else {
-      return nil
-    }
-    for keyframe in keyframes.reversed().prefix(12) {
-      guard
-        let matches = try? DescriptorMatcher.match(
-          descriptors, keyframe.descriptors, maxDistance: 60, ratio: 1, crossCheck: true),
-        matches.count >= 20
-      else { continue }
-      let world = matches.map { keyframe.points[$0.b] }
-      let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
-      guard
-        let (found, mask) = try? PoseSolver.solvePnPRansac(
-          worldPoints: world, imagePoints: image, intrinsics: pinhole, threshold: 3, confidence: 0.999,
-          maxIterations: 2000, seed: options.seed &+ UInt64(frameIndex)),
-        mask.count(where: { $0 }) >= 20
-      else { continue }
-      tracks.removeAll()
-      return (RigidTransform(found).inverse, .relocalization, mask.count(where: { $0 }))
-    }
-    return nil
+    guard
+      let (found, inliers) = relocalizer.relocalize(
+        gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex))
+    else { return nil }
+    tracks.removeAll()
+    return (found, .relocalization, inliers)
   }
 }

@@ -1,4 +1,5 @@
-/// How the camera is tracked. All defaults live here, in one place.
+/// How the camera is tracked. All defaults live here, in one place: the value written on each
+/// property (and on those of the module sub-structs) is what `init()` gives.
 public struct TrackerOptions: Codable, Sendable, Equatable {
   /// Which sensors carry the pose.
   public enum Mode: String, Codable, Sendable, CaseIterable {
@@ -9,8 +10,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
     case mono
   }
 
-  /// Tracking mode. Default `.rgbd` (the session picks `.mono` when the recording has no depth).
-  public var mode: Mode = .rgbd
+  /// Tracking mode, or nil to follow the recording: `.rgbd` when it has depth, else `.mono`. Default nil.
+  public var mode: Mode? = nil
   /// Number of tracked features the tracker keeps alive. Default 300.
   public var targetFeatures: Int = 300
   /// Minimum distance between features in pixels. Default 12.
@@ -41,18 +42,29 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var maxRotationJumpDegrees: Double = 15
   /// Seconds of the start used to estimate gravity from the accelerometer. Default 0.3.
   public var gravityWindow: Double = 0.3
-  /// Keyframes kept for relocalisation. Default 40.
-  public var maxKeyframes: Int = 40
+  /// Seconds without frames after which the session reports an interruption and the tracker
+  /// relocalises. Default 1.
+  public var interruptionThreshold: Double = 1
   /// Monocular only: metric scale to apply when the recording has no depth (`--scale`). Default nil.
   public var monocularScale: Double? = nil
   /// Seed of every random choice (RANSAC). Default 1.
   public var seed: UInt64 = 1
+  /// The RGB-D odometry's depth model and fall-backs.
+  public var rgbd = RGBD()
+  /// Keyframes and relocalisation (RGB-D).
+  public var relocalization = Relocalization()
+  /// Monocular initialisation.
+  public var monoInitialization = MonoInitialization()
+  /// The monocular map's local bundle adjustment.
+  public var localBundle = LocalBundle()
+  /// Raycasts against an estimated plane.
+  public var estimatedPlane = EstimatedPlane()
 
   /// The defaults.
   public init() {}
 
   /// The KLT window in effect.
-  var effectiveKLTWindow: Int { kltWindow ?? (mode == .rgbd ? 15 : 21) }
+  var effectiveKLTWindow: Int { kltWindow ?? (mode == .mono ? 21 : 15) }
 
   /// Whether a measured pose departs from the constant-velocity prediction by more than the
   /// jump thresholds (translation: the larger of `maxTranslationJump` and half the predicted step).

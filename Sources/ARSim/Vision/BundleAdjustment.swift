@@ -68,7 +68,7 @@ package enum BundleAdjustment {
   ///   camera); `.notEnoughData` when no observation lies in front of its camera.
   package static func adjust(
     cameras: [PoseCW], fixed: [Bool], points: [SIMD3<Double>], observations: [Observation],
-    intrinsics: PinholeIntrinsics, iterations: Int = 10, huberDelta: Double = 2, initialLambda: Double = 1e-4
+    intrinsics: CameraIntrinsics, iterations: Int = 10, huberDelta: Double = 2, initialLambda: Double = 1e-4
   ) throws(VisionError) -> Result {
     guard fixed.count == cameras.count else {
       throw .invalidArgument("fixed (\(fixed.count)) and cameras (\(cameras.count)) differ in count")

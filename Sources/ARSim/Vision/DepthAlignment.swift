@@ -152,7 +152,7 @@ package enum DepthAlignment {
   ///   must be at least 4 × 4), bad intrinsics, a non-rotation `initial` or out-of-range
   ///   parameters; `.notEnoughData` when fewer than 6 correspondences support the final pose.
   package static func align(
-    reference: DepthImage, current: DepthImage, intrinsics: PinholeIntrinsics, initial: PoseCW? = nil,
+    reference: DepthImage, current: DepthImage, intrinsics: CameraIntrinsics, initial: PoseCW? = nil,
     parameters: Parameters = Parameters()
   ) throws(VisionError) -> Result {
     guard reference.width == current.width, reference.height == current.height else {

@@ -1,32 +1,7 @@
 internal import CVision
 
-/// Pinhole camera intrinsics in pixels (no distortion): a point (x, y, z) in the camera's
-/// optical frame (x right, y down, z forward) projects to (fx x / z + cx, fy y / z + cy),
-/// with the origin at the centre of the top-left pixel.
-package struct PinholeIntrinsics: Sendable, Equatable, Codable {
-  /// Focal length along x, pixels.
-  package var fx: Double
-  /// Focal length along y, pixels.
-  package var fy: Double
-  /// Principal point x, pixels.
-  package var cx: Double
-  /// Principal point y, pixels.
-  package var cy: Double
-
-  /// Creates intrinsics (pixels).
-  package init(fx: Double, fy: Double, cx: Double, cy: Double) {
-    self.fx = fx
-    self.fy = fy
-    self.cx = cx
-    self.cy = cy
-  }
-
-  /// The pixel at which a point in the optical frame (metres, z > 0) projects.
-  package func project(_ point: SIMD3<Double>) -> SIMD2<Double> {
-    SIMD2(fx * point.x / point.z + cx, fy * point.y / point.z + cy)
-  }
-
-  /// These intrinsics as CVision's struct.
+extension CameraIntrinsics {
+  /// These intrinsics as CVision's struct (the image size is not passed).
   var c: cv_intrinsics { cv_intrinsics(fx: fx, fy: fy, cx: cx, cy: cy) }
 }
 
@@ -100,7 +75,7 @@ package enum PoseSolver {
   /// - Returns: camera-from-world (optical frame) and the inlier flag of each correspondence.
   /// - Throws: `.invalidArgument` for bad input, `.notEnoughData` when no pose has 4 inliers.
   package static func solvePnPRansac(
-    worldPoints: [SIMD3<Double>], imagePoints: [SIMD2<Double>], intrinsics: PinholeIntrinsics,
+    worldPoints: [SIMD3<Double>], imagePoints: [SIMD2<Double>], intrinsics: CameraIntrinsics,
     threshold: Double = 2, confidence: Double = 0.999, maxIterations: Int = 1000, seed: UInt64 = 0,
     initial: PoseCW? = nil
   ) throws(VisionError) -> (pose: PoseCW, inliers: [Bool]) {
@@ -145,7 +120,7 @@ package enum PoseSolver {
   /// - Returns: b-from-a (points in camera a's optical frame to camera b's) with `|t| = 1`,
   ///   and the flags of the correspondences that are inliers and in front of both cameras.
   package static func essentialPose(
-    pointsA: [SIMD2<Double>], pointsB: [SIMD2<Double>], intrinsics: PinholeIntrinsics, threshold: Double = 1,
+    pointsA: [SIMD2<Double>], pointsB: [SIMD2<Double>], intrinsics: CameraIntrinsics, threshold: Double = 1,
     confidence: Double = 0.999, maxIterations: Int = 1000, seed: UInt64 = 0
   ) throws(VisionError) -> (bFromA: PoseCW, inliers: [Bool]) {
     guard pointsA.count == pointsB.count else {
@@ -181,7 +156,7 @@ package enum PoseSolver {
   /// cameras, is at infinity, or its parallax (angle between the two rays) is below
   /// `minParallaxDegrees`.
   package static func triangulate(
-    pointsA: [SIMD2<Double>], pointsB: [SIMD2<Double>], intrinsics: PinholeIntrinsics, aFromWorld: PoseCW,
+    pointsA: [SIMD2<Double>], pointsB: [SIMD2<Double>], intrinsics: CameraIntrinsics, aFromWorld: PoseCW,
     bFromWorld: PoseCW, minParallaxDegrees: Double = 1
   ) throws(VisionError) -> [SIMD3<Double>?] {
     guard pointsA.count == pointsB.count else {
@@ -221,7 +196,7 @@ package enum PoseSolver {
   ///   non-zero weight in front of the camera (at least 3 correspondences are required).
   package static func refinePose(
     worldPoints: [SIMD3<Double>], imagePoints: [SIMD2<Double>], weights: [Double]? = nil,
-    intrinsics: PinholeIntrinsics, initial: PoseCW, iterations: Int = 10, huberDelta: Double = 2
+    intrinsics: CameraIntrinsics, initial: PoseCW, iterations: Int = 10, huberDelta: Double = 2
   ) throws(VisionError) -> (pose: PoseCW, rmsError: Double) {
     guard worldPoints.count == imagePoints.count else {
       throw .invalidArgument(

@@ -1,5 +1,6 @@
 import ARSimAssets
 import ARSimScene
+import ARSimTestSupport
 import Combine
 import Foundation
 import Testing
@@ -7,38 +8,14 @@ import Testing
 /// RealityKit's loading calls on models made with Pixar's USD (Tools/make_usd_fixtures.py): names,
 /// hierarchy, meshes and bounds as USD's BBoxCache computes them, animations, errors, delivery queues.
 @Suite struct EntityLoadingTests {
-  struct Expected: Decodable {
-    struct Bounds: Decodable {
-      var min: [Double]
-      var max: [Double]
-    }
-    struct Prim: Decodable {
-      var path: String
-      var name: String
-      var children: [String]
-      var vertices: Int?
-      var worldBounds: Bounds?
-    }
-    struct AnimatedBounds: Decodable {
-      var path: String
-      var time: Double
-      var worldBounds: Bounds
-    }
-    var prims: [Prim]
-    var worldBounds: Bounds
-    var animatedBounds: [AnimatedBounds]
+  static func expected(_ name: String) throws -> ExpectedAsset {
+    try ExpectedAsset.load(try #require(Bundle.module.url(forResource: name, withExtension: "expected.json")))
   }
 
-  static func expected(_ name: String) throws -> Expected {
-    let url = try #require(Bundle.module.url(forResource: name, withExtension: "expected.json"))
-    return try JSONDecoder().decode(Expected.self, from: Data(contentsOf: url))
-  }
-
-  static func expectClose(_ box: BoundingBox, _ bounds: Expected.Bounds, _ label: String) {
-    for axis in 0..<3 {
-      #expect(abs(Double(box.min[axis]) - bounds.min[axis]) <= 1e-5, "\(label) min[\(axis)]")
-      #expect(abs(Double(box.max[axis]) - bounds.max[axis]) <= 1e-5, "\(label) max[\(axis)]")
-    }
+  static func expectClose(_ box: BoundingBox, _ bounds: ExpectedAsset.Bounds, _ label: String) {
+    #expect(
+      ExpectedAsset.close(min: SIMD3<Double>(box.min), max: SIMD3<Double>(box.max), bounds),
+      "\(label): \(box)")
   }
 
   /// The entity at a prim path below the loaded root.

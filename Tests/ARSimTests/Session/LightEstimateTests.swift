@@ -68,11 +68,7 @@ private func render(kelvin: Double, brightness: Double, width: Int = 160, height
     #expect(ARLightEstimate(image: .gray(GrayImage(width: 0, height: 0))) == nil)
   }
 
-  @Test func framesCarryAnEstimateOnlyWhenEnabled() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func framesCarryAnEstimateOnlyWhenEnabled() throws {
     for enabled in [true, false] {
       let session = ARSession()
       let configuration = ARWorldTrackingConfiguration()

@@ -172,7 +172,7 @@ func trackingError(_ records: [FrameCollector.Record], scale: Bool = false) thro
     session.pause()
     try replay.step(frames: 20)
     session.run(configuration)
-    while try replay.step() { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
     #expect(resumed.first?.state == .limited(.relocalizing))
     let recovered = try #require(resumed.firstIndex { $0.state == .normal }, "recovers")

@@ -5,7 +5,7 @@ import Testing
 @Suite struct BundleAdjustmentTests {
   typealias Support = VisionTestSupport
 
-  static let intrinsics = PinholeIntrinsics(fx: 500, fy: 500, cx: 319.5, cy: 239.5)
+  static let intrinsics = CameraIntrinsics(fx: 500, fy: 500, cx: 319.5, cy: 239.5, width: 640, height: 480)
   static let width = 640.0
   static let height = 480.0
 

@@ -8,7 +8,8 @@ import Testing
   /// Quarter-VGA camera (a Kinect's 525 px focal length divided by 4).
   static let width = 160
   static let height = 120
-  static let intrinsics = PinholeIntrinsics(fx: 131.25, fy: 131.25, cx: 79.5, cy: 59.5)
+  static let intrinsics = CameraIntrinsics(
+    fx: 131.25, fy: 131.25, cx: 79.5, cy: 59.5, width: width, height: height)
 
   /// A scene for the ray caster, in a world frame with +y down (the optical convention):
   /// the inside of a convex room (half-spaces `normal . x <= offset`, so the visible surface is
@@ -104,8 +105,7 @@ import Testing
     var metres = [Float](repeating: .nan, count: width * height)
     for v in 0..<height {
       for u in 0..<width {
-        let ray = SIMD3(
-          (Double(u) - intrinsics.cx) / intrinsics.fx, (Double(v) - intrinsics.cy) / intrinsics.fy, 1)
+        let ray = intrinsics.ray(SIMD2(Double(u), Double(v)))
         // With a ray of unit z in the camera frame, the distance along it is the z-depth.
         guard var depth = scene.hit(origin: worldFromCamera.t, direction: rotation.apply(ray)) else {
           continue

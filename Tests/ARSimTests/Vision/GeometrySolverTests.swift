@@ -4,7 +4,7 @@ import Testing
 @Suite struct GeometrySolverTests {
   typealias Support = VisionTestSupport
 
-  static let intrinsics = PinholeIntrinsics(fx: 520, fy: 515, cx: 319.5, cy: 239.5)
+  static let intrinsics = CameraIntrinsics(fx: 520, fy: 515, cx: 319.5, cy: 239.5, width: 640, height: 480)
   /// Camera-from-world of the test camera.
   static let cameraFromWorld = PoseCW(
     r: Support.rotation(axis: SIMD3(0.3, -1, 0.2), angle: 0.35), t: SIMD3(0.4, -0.25, 1.1))

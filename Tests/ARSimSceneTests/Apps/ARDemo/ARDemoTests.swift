@@ -12,11 +12,7 @@ import Testing
   /// Lets the main queue deliver what `receive(on: DispatchQueue.main)` scheduled.
   func settle() async throws { try await Task.sleep(for: .milliseconds(2)) }
 
-  @Test func scanPlaceManipulateResetPauseResume() async throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func scanPlaceManipulateResetPauseResume() async throws {
     let sessionManager = ARSessionManager()
     let sceneManager = SceneManager()
     let viewModel = ARViewModel(
@@ -32,7 +28,7 @@ import Testing
 
     // Scanning until a plane is found.
     let replay = try ARReplay(session: arView.session, recording: Datasets.path("tabletop"))
-    while viewModel.placementState == .scanning, try replay.step() { try await settle() }
+    while viewModel.placementState == .scanning, try replay.step() != nil { try await settle() }
     #expect(viewModel.placementState == .readyToPlace)
     try replay.step(frames: 10)
 
@@ -110,7 +106,7 @@ import Testing
       arView.session.anchors.isEmpty && viewModel.placementState == .scanning && !viewModel.isModelPlaced)
     try replay.step()
     #expect(arView.session.currentFrame?.camera.trackingState == .limited(.initializing))
-    while viewModel.placementState == .scanning, try replay.step() { try await settle() }
+    while viewModel.placementState == .scanning, try replay.step() != nil { try await settle() }
     #expect(viewModel.placementState == .readyToPlace)
 
     // Pause: frames stop; resume: they come again.

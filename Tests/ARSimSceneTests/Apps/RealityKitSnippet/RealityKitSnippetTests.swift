@@ -8,17 +8,13 @@ import Testing
 @Suite struct RealityKitSnippetTests {
   /// The app is its session's delegate, never runs the session itself, and its plane anchor still
   /// anchors: the view configures the session on the first frame and follows it as an observer.
-  @Test func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func delegateIsTheAppAndThePlaneAnchorStillAnchors() throws {
     let controller = PlacementController()
     controller.viewDidLoad()
     let arView = controller.arView
     #expect(arView.session.delegate === controller && arView.session.configuration == nil)
     let replay = try ARReplay(session: arView.session, recording: Datasets.path("tabletop"))
-    while !controller.tableAnchor.isAnchored, try replay.step() {}
+    while !controller.tableAnchor.isAnchored, try replay.step() != nil {}
     #expect(controller.tableAnchor.isAnchored && controller.box.isAnchored)
     let planeID = try #require(controller.tableAnchor.anchorIdentifier)
     #expect(controller.planesHeard.contains(planeID), "the delegate heard of the plane the anchor took")
@@ -50,11 +46,7 @@ import Testing
   }
 
   /// With `automaticallyConfigureSession` off and no `run`, the session stays off: no frames.
-  @Test func withoutAutomaticConfigurationNothingRuns() throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func withoutAutomaticConfigurationNothingRuns() throws {
     let arView = ARView(
       frame: CGRect(x: 0, y: 0, width: 390, height: 844), cameraMode: .ar,
       automaticallyConfigureSession: false)

@@ -10,11 +10,7 @@ import Testing
 /// anchor takes its cups away.
 @MainActor
 @Suite struct TapMakesCupTests {
-  @Test func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway() async throws {
-    guard Datasets.exists("tabletop") else {
-      Issue.record("Datasets/tabletop is missing")
-      return
-    }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "needs Datasets/tabletop")) func tapsPlaceCupsOnDetectedPlanesAndRemovalTakesThemAway() async throws {
     let viewModel = ViewModel()
     var published: [Bool] = []
     let watch = viewModel.$assetsLoaded.sink { published.append($0) }
@@ -34,7 +30,7 @@ import Testing
     let replay = try ARReplay(session: arView.session, recording: Datasets.path("tabletop"))
     let centre = CGPoint(x: 195, y: 422)
     var placedAt: [SIMD3<Float>] = []
-    while try replay.step() {
+    while try replay.step() != nil {
       let frame = try #require(arView.session.currentFrame)
       guard frame.frameIndex % 10 == 0, placedAt.count < 6 else { continue }
       let before = viewModel.anchorEntities.values.reduce(0) { $0 + $1.children.count }

@@ -1,0 +1,70 @@
+import Foundation
+
+/// How well a frame was tracked, before it becomes ARKit's `ARCamera.TrackingState`.
+package enum TrackingQuality: String, Sendable, Equatable {
+  case initializing
+  case normal
+  case insufficientFeatures
+  case excessiveMotion
+  case relocalizing
+}
+
+/// What carried a frame's pose.
+package enum PoseSource: String, Sendable, Equatable {
+  /// PnP on tracked features, refined by robust least squares.
+  case features
+  /// Dense depth alignment against the previous frame.
+  case depth
+  /// Recovered against a keyframe after tracking was lost.
+  case relocalization
+  /// Nothing measured it: constant-velocity prediction, or the last pose held (while relocalising, or
+  /// while initialising without a rotation-only fit).
+  case prediction
+  /// The first frame: the pose is the origin by definition.
+  case origin
+  /// Rotation only: the camera has not moved measurably since the reference frame (monocular, before
+  /// the map exists); the rotation is fitted to the tracked features' bearings, the position held.
+  case rotation
+}
+
+/// One frame's result from an odometry front end, in the odometry frame O (the first camera's
+/// optical frame: x right, y down, z forward, metres).
+package struct OdometryResult: Sendable {
+  /// O from the current camera's optical frame.
+  package var oFromOptical: RigidTransform
+  package var quality: TrackingQuality
+  package var source: PoseSource
+  /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
+  package var inliers: Int
+  /// Landmarks seen in this frame: stable identifiers and positions in O.
+  package var landmarks: [(identifier: UInt64, position: SIMD3<Double>)]
+}
+
+/// A visual odometry front end: frames in, poses in the odometry frame O out.
+protocol Odometry: AnyObject {
+  /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
+  var timings: StageTimings { get }
+  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
+  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
+}
+
+/// Seconds a frame spent in each tracking stage.
+package struct StageTimings: Sendable, Equatable {
+  /// Image pyramid and KLT tracking, plus detection of new features.
+  package var track = 0.0
+  /// Pose: PnP RANSAC and refinement, depth alignment, relocalisation.
+  package var pose = 0.0
+  /// Map upkeep: landmark averaging, new landmarks, keyframes.
+  package var map = 0.0
+
+  package init() {}
+}
+
+/// Adds the time since `start` to a stage and returns now.
+@discardableResult
+func lap(_ stage: inout Double, since start: ContinuousClock.Instant) -> ContinuousClock.Instant {
+  let now = ContinuousClock.now
+  let elapsed = (now - start).components
+  stage += Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+  return now
+}

@@ -1,0 +1,149 @@
+/// Settings of the tracker's modules, each a sub-struct of ``TrackerOptions`` with documented defaults
+/// in one place (the value written on each property is what `init()` gives).
+extension TrackerOptions {
+  /// The RGB-D odometry's depth model and fall-backs.
+  public struct RGBD: Codable, Sendable, Equatable {
+    /// Depth noise at 0 m, metres: the standard deviation at depth `d` is
+    /// `depthNoiseBase + depthNoiseQuadratic · d²` (structured-light sensors grow with d²). Default 0.001.
+    public var depthNoiseBase = 0.001
+    /// Growth of the depth noise with the squared depth, 1/m. Default 0.0015.
+    public var depthNoiseQuadratic = 0.0015
+    /// A pixel is on a depth edge (no 3D point) when its 3x3 neighbourhood spans more than
+    /// `depthEdgeBase + depthEdgeSlope · d` metres. Default 0.01.
+    public var depthEdgeBase = 0.01
+    /// See ``depthEdgeBase``. Default 0.02.
+    public var depthEdgeSlope = 0.02
+    /// A landmark stops averaging new depth observations once its weight reaches this many
+    /// observations at its current noise. Default 20.
+    public var landmarkWeightCap = 20.0
+    /// Smallest fraction of depth inliers for a dense-alignment pose. Default 0.15.
+    public var minAlignmentInlierFraction = 0.15
+    /// Smallest eigenvalue (relative) below which a dense alignment is degenerate. Default 0.001.
+    public var alignmentDegeneracy = 1e-3
+    /// Frames without a measured pose after which the tracker stops extrapolating and relocalises
+    /// (it tries relocalising from half of it). Default 10.
+    public var maxPredictedFrames = 10
+    /// Frames whose pose came without features (depth or prediction) after which drift is suspected
+    /// and the pose is recovered against older keyframes once features are back. Default 15.
+    public var driftFrames = 15
+    /// Rotation per frame, degrees, beyond which motion is fast (`excessiveMotion`). Default 4.
+    public var fastRotationDegrees = 4.0
+    /// Translation per frame, metres, beyond which motion is fast. Default 0.08.
+    public var fastTranslation = 0.08
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Keyframes and relocalisation against them (RGB-D): ORB features with depth.
+  public struct Relocalization: Codable, Sendable, Equatable {
+    /// Keyframes kept. Default 40.
+    public var maxKeyframes = 40
+    /// Translation from the last keyframe, metres, that makes a new one. Default 0.15.
+    public var keyframeTranslation = 0.15
+    /// Rotation from the last keyframe, degrees, that makes a new one. Default 15.
+    public var keyframeRotationDegrees = 15.0
+    /// ORB features detected in a keyframe. Default 500.
+    public var keyframeFeatures = 500
+    /// ORB features detected in a frame to relocalise. Default 800.
+    public var queryFeatures = 800
+    /// ORB's FAST threshold. Default 20.
+    public var orbThreshold = 20
+    /// Fewest features with depth for a keyframe, and fewest features in a frame to try. Default 30.
+    public var minFeatures = 30
+    /// Keyframes tried, most recent first. Default 12.
+    public var searchedKeyframes = 12
+    /// Largest Hamming distance of a descriptor match. Default 60.
+    public var maxDescriptorDistance = 60
+    /// Fewest matches, and fewest PnP inliers, for a relocalised pose. Default 20.
+    public var minMatches = 20
+    /// PnP RANSAC inlier threshold, pixels. Default 3.
+    public var reprojectionThreshold = 3.0
+    /// PnP RANSAC iterations. Default 2000.
+    public var ransacIterations = 2000
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Monocular initialisation: the rotation-only model before the map exists, and the two-view
+  /// initialisation.
+  public struct MonoInitialization: Codable, Sendable, Equatable {
+    /// Fewest tracks for a rotation-only pose and for the two-view initialisation. Default 50.
+    public var minTracks = 50
+    /// Tracks farther than this from the first rotation-only fit, pixels, are left out of the refit.
+    /// Default 3.
+    public var rotationOutlierPixels = 3.0
+    /// Smallest fraction of the tracks within ``rotationOutlierPixels`` of a rotation-only pose. A
+    /// still camera loses a few tracks to KLT errors (EuRoC V1_01's still start: under 1%); a
+    /// translating one sees the near points' parallax exceed the outlier bound (KITTI's and the
+    /// synthetic sessions' first moving frames keep 79-87%). Default 0.9.
+    public var minRotationInlierFraction = 0.9
+    /// Largest median residual of the inliers of a rotation-only pose, pixels. A still camera's KLT
+    /// tracks agree with a rotation to 0.01-0.13 px (EuRoC V1_01); turning on the spot leaves up to
+    /// ~1 px after tens of degrees; translation shows as parallax the rotation cannot absorb. Default 1.
+    public var maxRotationResidual = 1.0
+    /// Smallest parallax a rotation cannot explain (median residual of the rotation fit over all
+    /// tracks, pixels) for the two-view initialisation: below it the baseline is too short to
+    /// triangulate reliably, however far the features moved by turning. Default 3.
+    public var minTranslationParallax = 3.0
+    /// Median pixel displacement that triggers the two-view initialisation, as a fraction of the
+    /// image width, and at least ``minParallaxPixels``. Default 0.03.
+    public var parallaxFraction = 0.03
+    /// See ``parallaxFraction``. Default 20.
+    public var minParallaxPixels = 20.0
+    /// Essential-matrix RANSAC threshold, pixels. Default 1.
+    public var essentialThreshold = 1.0
+    /// Fewest triangulated points for a map. Default 40.
+    public var minTriangulated = 40
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// The monocular map: new landmarks and the local bundle adjustment window.
+  public struct LocalBundle: Codable, Sendable, Equatable {
+    /// Keyframes refined in the local window. Default 8.
+    public var windowSize = 8
+    /// Most older keyframes held fixed in the local bundle adjustment, bounding its cost (ORB-SLAM
+    /// keeps all that observe the local map). Default 16.
+    public var maxFixedKeyframes = 16
+    /// Frames between keyframes. Each keyframe runs the local bundle adjustment, whose fixed older
+    /// keyframes and retired landmarks make it about twice as costly as a window alone: every third
+    /// frame keeps most frames free of it (and the median frame time within budget), the window then
+    /// spanning 24 frames. Default 3.
+    public var keyframeInterval = 3
+    /// Levenberg-Marquardt iterations per adjustment. Default 5.
+    public var iterations = 5
+    /// Huber threshold of the reprojection error, pixels. Default 2.
+    public var huberPixels = 2.0
+    /// Smallest angle between the two rays of a new landmark, degrees. Default 1.
+    public var minTriangulationDegrees = 1.0
+    /// Frames without a measured pose after which the monocular tracker reports relocalising.
+    /// Default 10.
+    public var maxPredictedFrames = 10
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// Raycasts against `.estimatedPlane`: a plane fitted on the spot to the depth pixels, or else the
+  /// feature points, near the ray.
+  public struct EstimatedPlane: Codable, Sendable, Equatable {
+    /// Fewest points for a plane. Default 6.
+    public var minPoints = 6
+    /// Largest root-mean-square distance of the points from the fitted plane, metres. Default 0.015.
+    public var maxSpread = 0.015
+    /// Depth is used when the ray starts within this distance of the camera, metres. Default 0.05.
+    public var cameraOriginTolerance = 0.05
+    /// The depth window around the ray's pixel reaches `max(4, width / depthWindowDivisor)` pixels
+    /// each way (sampled every other pixel). Default 80.
+    public var depthWindowDivisor = 80
+    /// Without depth, feature points within this distance of the ray (ahead of its origin), metres.
+    /// Default 0.05.
+    public var featureRadius = 0.05
+
+    /// The defaults.
+    public init() {}
+  }
+}

@@ -1,0 +1,44 @@
+import ARSimMath
+import Testing
+
+@Suite struct CameraIntrinsicsTests {
+  let k = CameraIntrinsics(fx: 520, fy: 515, cx: 319.5, cy: 239.5, width: 640, height: 480)
+
+  @Test func backProjectionInvertsProjection() {
+    for pixel in [SIMD2(0.0, 0.0), SIMD2(319.5, 239.5), SIMD2(639.0, 17.25), SIMD2(-40.0, 700.0)] {
+      for depth in [0.3, 1.0, 7.5] {
+        let point = k.backProject(pixel, depth: depth)
+        #expect(abs(point.z - depth) < 1e-15)
+        #expect(simd_length(k.project(point) - pixel) < 1e-9)
+        // The ray has z = 1 and points at the same pixel.
+        #expect(k.ray(pixel).z == 1)
+        #expect(simd_length(k.project(k.ray(pixel)) - pixel) < 1e-9)
+      }
+    }
+    #expect(k.ray(SIMD2(319.5, 239.5)) == SIMD3(0, 0, 1))
+  }
+
+  @Test func seesOnlyPointsInFrontAndInsideTheImage() {
+    #expect(k.sees(SIMD3(0, 0, 1)))
+    #expect(!k.sees(SIMD3(0, 0, -1)))
+    #expect(k.sees(k.backProject(SIMD2(-0.49, 479.49), depth: 2)))
+    #expect(!k.sees(k.backProject(SIMD2(-0.51, 10), depth: 2)))
+    #expect(!k.sees(k.backProject(SIMD2(10, 479.51), depth: 2)))
+  }
+
+  @Test func scaledToADepthResolutionSeesTheSameRays() {
+    // A phone's depth map: a quarter of the colour image's size per axis.
+    let depth = k.scaled(toWidth: 160, height: 120)
+    #expect(depth.width == 160 && depth.height == 120)
+    #expect(depth.fx == 130 && depth.fy == 128.75 && depth.cx == 79.875 && depth.cy == 59.875)
+    // A 3D point lands on corresponding pixels: scaled by the size ratio.
+    let point = SIMD3(0.3, -0.2, 2.0)
+    #expect(simd_length(depth.project(point) - k.project(point) / 4) < 1e-12)
+    // The same size, or an unknown one, changes nothing but fills the size in.
+    #expect(k.scaled(toWidth: 640, height: 480) == k)
+    let unsized = CameraIntrinsics(fx: 1, fy: 2, cx: 3, cy: 4, width: 0, height: 0)
+    #expect(
+      unsized.scaled(toWidth: 8, height: 6)
+        == CameraIntrinsics(fx: 1, fy: 2, cx: 3, cy: 4, width: 8, height: 6))
+  }
+}
