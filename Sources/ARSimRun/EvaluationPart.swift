@@ -119,9 +119,7 @@ public struct EvaluationPart: Sendable, Hashable, Codable {
   ///
   /// - Throws: `RecordingError` naming `path` when it cannot be read or is not a part.
   public static func load(path: String) throws -> EvaluationPart {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
+    let data = Data(try StrictJSON.contents(path))
     let part: EvaluationPart
     do {
       part = try decoder.decode(EvaluationPart.self, from: data)

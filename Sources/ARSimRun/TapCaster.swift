@@ -48,21 +48,14 @@ public final class TapCaster {
   )
     throws
   {
-    guard
-      let text = FileManager.default.contents(atPath: tapsPath).map({ String(decoding: $0, as: UTF8.self) })
-    else {
-      throw RecordingError(file: tapsPath, "no such file")
-    }
+    // A regular file of UTF-8 lines (see InputFile): a FIFO or a device is refused, not read.
+    let reader = try LineReader(path: tapsPath)
     var taps: [Tap] = []
-    for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-      let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
-      if fields.isEmpty || fields[0].hasPrefix("#") { continue }
-      guard fields.count >= 3, let t = Double(fields[0]), let u = Double(fields[1]),
-        let v = Double(fields[2]),
-        t.isFinite, u.isFinite, v.isFinite
-      else {
-        throw RecordingError(file: tapsPath, line: number + 1, "expected 'timestamp u v' with finite numbers")
-      }
+    while let fields = try reader.nextRecord() {
+      guard fields.count >= 3 else { throw reader.error("expected 'timestamp u v' with finite numbers") }
+      let t = try reader.timestamp(fields[0])
+      let u = try reader.number(fields[1], "u", within: 1e6)
+      let v = try reader.number(fields[2], "v", within: 1e6)
       taps.append(Tap(time: t, pixel: SIMD2(u, v)))
     }
     try self.init(taps: taps, hitsPath: hitsPath, target: target, alignment: alignment, collects: false)
