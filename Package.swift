@@ -63,7 +63,8 @@ let package = Package(
     .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
     // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.
-    .executableTarget(name: "arsim-fuzz", dependencies: ["ARSim", "ARSimSynth"], path: "Sources/ARSimFuzz"),
+    .executableTarget(
+      name: "arsim-fuzz", dependencies: ["ARSim", "ARSimSynth", "ARSimAssets"], path: "Sources/ARSimFuzz"),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),

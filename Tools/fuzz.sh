@@ -4,7 +4,7 @@
 #   Tools/fuzz.sh TARGET SECONDS [libFuzzer options...]
 #   Tools/fuzz.sh all SECONDS          each target in turn (a CI smoke with a few seconds each)
 #
-# TARGET is one of: session frames imu groundtruth tum planes taps scene image json (see
+# TARGET is one of: session frames imu groundtruth tum planes taps scene image json usdz usdc usda (see
 # Sources/ARSimFuzz/FuzzTargets.swift). The harness is built into its own scratch path
 # (.build/fuzz, release with -sanitize=fuzzer,address), so the normal build is untouched. Seeds come
 # from Datasets/; the corpus grows in .build/fuzz/corpus/TARGET, crashes land in
@@ -13,7 +13,7 @@
 # `swift run arsim-fuzz TARGET FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(session frames imu groundtruth tum planes taps scene image json)
+targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda)
 if [ $# -lt 2 ]; then
   echo "usage: Tools/fuzz.sh TARGET|all SECONDS [libFuzzer options...]  (targets: ${targets[*]})" >&2
   exit 2
@@ -67,6 +67,7 @@ case "$target" in
       >"$corpus/minimal.exr"
     ;;
   json) seed Datasets/*/session.json Datasets/scenes/*.json ;;
+  usdz | usdc | usda) seed Tests/ARSimAssetsTests/Fixtures/*."$target" ;;
 esac
 
 log="$scratch/fuzz-$target.log"

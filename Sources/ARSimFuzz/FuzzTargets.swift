@@ -1,4 +1,5 @@
 import ARSim
+import ARSimAssets
 import ARSimSynth
 import Foundation
 
@@ -26,6 +27,12 @@ enum FuzzTarget: String, CaseIterable {
   case image
   /// The strict JSON syntax check.
   case json
+  /// A USDZ model (archive, layers, references inside it, prims), read by ARSimAssets.
+  case usdz
+  /// A USDC (crate) model layer.
+  case usdc
+  /// A USDA (text) model layer.
+  case usda
 }
 
 /// Runs inputs through one target. Every failure must be a one-line error: anything else (a crash,
@@ -104,6 +111,13 @@ final class FuzzHarness {
         }
       }
     case .json: try StrictJSON.check(data, path: "input.json")
+    case .usdz, .usdc, .usda:
+      do {
+        _ = try ModelAsset(bytes: data, file: "model.\(target.rawValue)", fileExtension: target.rawValue)
+      } catch {
+        precondition(
+          !error.description.isEmpty && !error.description.contains("\n"), "not one line: \(error)")
+      }
     }
   }
 

@@ -157,4 +157,18 @@ import Testing
     func transforms(_ e: Entity) -> [simd_float4x4] { [e.transform.matrix] + e.children.flatMap(transforms) }
     #expect(transforms(a) == transforms(b))
   }
+
+  /// Txirimiri's getEntity: model bytes written to a temporary file with the extension RealityKit needs,
+  /// loaded with the asynchronous `ModelEntity(contentsOf:)`, the file removed.
+  @Test func txirimiriLoadsDownloadedBytes() async throws {
+    let expected = try Self.expected("zup.usdz")
+    let data = try Data(
+      contentsOf: try #require(Bundle.module.url(forResource: "zup", withExtension: "usdz")))
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+      .appendingPathExtension("usdz")
+    try data.write(to: url)
+    let entity = try await ModelEntity(contentsOf: url)
+    try FileManager.default.removeItem(at: url)
+    Self.expectClose(entity.visualBounds(relativeTo: nil), expected.worldBounds, "downloaded")
+  }
 }
