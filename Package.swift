@@ -3,6 +3,7 @@ import PackageDescription
 
 // OpenCV and Eigen come from Debian (`libopencv-dev`, `libeigen3-dev`) through
 // pkg-config. Only CVision touches them; everything above it sees a plain C header.
+// libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
 let package = Package(
   name: "ARSim",
   products: [
@@ -24,6 +25,11 @@ let package = Package(
       pkgConfig: "eigen3",
       providers: [.apt(["libeigen3-dev"])]
     ),
+    .systemLibrary(
+      name: "CZip",
+      pkgConfig: "libzip",
+      providers: [.apt(["libzip-dev"])]
+    ),
     .target(
       name: "CVision",
       dependencies: ["COpenCV", "CEigen"],
@@ -31,7 +37,7 @@ let package = Package(
       linkerSettings: [.linkedLibrary("m")]
     ),
     .target(name: "ARSimMath"),
-    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
+    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim"]),
     .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),

@@ -69,8 +69,9 @@ final class ReplayRun {
     decodeColor: Bool = false
   ) throws {
     self.folder = folder
-    let formatName = try args.choice("format", ["auto", "arsim", "tum"], default: "auto")
-    let modeName = try args.choice("mode", ["rgbd", "mono", "auto"], default: "auto")
+    let formatName = try args.choice(
+      "format", ["auto"] + RecordingFormat.allCases.map(\.rawValue), default: "auto")
+    let modeName = try args.choice("mode", ["rgbd", "mono", "depth", "auto"], default: "auto")
     let planes = try args.choice(
       "planes", ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"],
       default: defaultPlanes)
@@ -100,8 +101,19 @@ final class ReplayRun {
     case "mono":
       configuration.tracking.mode = .mono
       configuration.trackingModeFollowsRecording = false
+    case "depth":
+      guard replay.info.hasDepth else {
+        throw Arguments.UsageError("--mode depth needs depth, and \(folder) has none (use --mode mono)")
+      }
+      configuration.tracking.mode = .depth
+      configuration.trackingModeFollowsRecording = false
     default:
-      configuration.tracking.mode = replay.info.hasDepth ? .rgbd : .mono
+      configuration.tracking.mode = replay.info.hasDepth ? (replay.info.hasImages ? .rgbd : .depth) : .mono
+      configuration.trackingModeFollowsRecording = !(replay.info.hasDepth && !replay.info.hasImages)
+    }
+    if !replay.info.hasImages, configuration.tracking.mode != .depth {
+      throw Arguments.UsageError(
+        "\(folder) has no images (\(replay.info.notes.first ?? "no colour frames")); use --mode depth")
     }
     configuration.planeDetection =
       switch planes {
@@ -175,7 +187,12 @@ final class ReplayRun {
   }
 
   /// `, gravity from ..., scale from ...`.
-  var sourcesSummary: String { ", gravity from \(session.gravitySource?.rawValue ?? "nothing")" }
+  var sourcesSummary: String {
+    if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
+      return ", gravity from ARKit's world"
+    }
+    return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
+  }
 
   /// The tracking states in order, each with its duration: `limited:initializing 0.30 s > normal 9.70 s`.
   func stateTimeline() -> String {

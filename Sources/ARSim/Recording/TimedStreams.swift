@@ -4,13 +4,14 @@
 /// IMU samples from a text file, handed out frame by frame.
 final class IMUStream {
   private let reader: LineReader
-  private let parse: (LineReader, [Substring]) throws(RecordingError) -> IMUSample
+  private let parse: (LineReader, [Substring]) throws(RecordingError) -> IMUSample?
   private var pending: IMUSample?
   private var lastTimestamp = -Double.infinity
 
-  /// - Parameter parse: turns one record's fields into a sample (throwing with the reader's line).
+  /// - Parameter parse: turns one record's fields into a sample (throwing with the reader's line),
+  ///   or nil for a record to skip (a header line).
   init(
-    path: String, parse: @escaping (LineReader, [Substring]) throws(RecordingError) -> IMUSample
+    path: String, parse: @escaping (LineReader, [Substring]) throws(RecordingError) -> IMUSample?
   ) throws(RecordingError) {
     reader = try LineReader(path: path)
     self.parse = parse
@@ -22,7 +23,7 @@ final class IMUStream {
     while true {
       if pending == nil {
         guard let fields = try reader.nextRecord() else { break }
-        let sample = try parse(reader, fields)
+        guard let sample = try parse(reader, fields) else { continue }
         guard sample.timestamp > lastTimestamp else {
           throw reader.error(
             "timestamp \(sample.timestamp) is not after the previous sample's \(lastTimestamp)")

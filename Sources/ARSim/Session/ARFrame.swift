@@ -35,8 +35,9 @@ public final class ARFrame: Sendable {
   public let anchors: [ARAnchor]
   /// Tracked feature points in world coordinates, or nil before tracking starts.
   public let rawFeaturePoints: ARPointCloud?
-  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation.
-  public let capturedImage: CapturedImage
+  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation; nil
+  /// when the recording holds no images (replayed by depth-only tracking).
+  public let capturedImage: CapturedImage?
   /// Depth registered to the image, when the recording has it.
   public let sceneDepth: ARDepthData?
   /// Index of the frame in the recording (ARSim's addition).
@@ -47,7 +48,7 @@ public final class ARFrame: Sendable {
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil
+    capturedImage: CapturedImage?, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil
   ) {
     self.timestamp = timestamp
     self.camera = camera

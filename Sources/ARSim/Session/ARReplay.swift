@@ -49,6 +49,15 @@ public final class ARReplay {
       finished = true
       return false
     }
+    if frame.image == nil, !session.tracksWithoutImages {
+      finished = true
+      let error = RecordingError(
+        file: source.info.path,
+        "the recording has no images (\(source.info.notes.first ?? "no colour frames")); replay it with --mode depth"
+      )
+      session.fail(error)
+      throw error
+    }
     lastFrame = frame
     session.process(frame, info: source.info)
     return true

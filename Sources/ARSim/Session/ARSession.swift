@@ -177,6 +177,9 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Frames
 
+  /// Whether the configured tracking reads no images (depth-only), so image-less frames can be replayed.
+  package var tracksWithoutImages: Bool { locked { _configuration?.tracking.mode == .depth } }
+
   /// Processes one recorded frame (called by ``ARReplay``).
   package func process(_ recorded: RecordedFrame, info: RecordingInfo) {
     guard
@@ -273,11 +276,12 @@ public final class ARSession: @unchecked Sendable {
       planeDetector = PlaneDetector(
         options: options, seed: configuration.tracking.seed &+ runCount, sessionIdentifier: identifier)
     }
+    let depthIntrinsics = info.depthIntrinsics ?? info.intrinsics
     let depthPoints =
-      recorded.depth.map {
+      recorded.depth(minConfidence: configuration.tracking.minDepthConfidence).map {
         DepthSampler.worldPoints(
-          depth: $0, intrinsics: info.intrinsics, worldFromCamera: tracked.worldFromCamera,
-          step: max(4, info.intrinsics.width / 80))
+          depth: $0, intrinsics: depthIntrinsics, worldFromCamera: tracked.worldFromCamera,
+          step: max(4, depthIntrinsics.width / 80))
       } ?? []
     let input = PlaneDetectionInput(
       frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera,

@@ -46,6 +46,8 @@ package final class CameraTracker {
     switch options.mode {
     case .rgbd: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: options)
     case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: options)
+    case .depth:
+      odometry = DepthOdometry(intrinsics: info.depthIntrinsics ?? info.intrinsics, options: options)
     }
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
@@ -58,7 +60,14 @@ package final class CameraTracker {
 
   /// Tracks the next frame of the recording.
   package func track(_ frame: RecordedFrame) -> TrackedFrame {
-    let result = odometry.process(gray: frame.image.gray, depth: frame.depth, timestamp: frame.timestamp)
+    // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
+    // odometry reads no image.
+    let gray = frame.image?.gray ?? GrayImage(width: 0, height: 0, pixels: [])
+    var depth = frame.depth(minConfidence: options.minDepthConfidence)
+    if options.mode != .depth, let map = depth {
+      depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
+    }
+    let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     if startTime == nil {
       startTime = frame.timestamp
       fixGravityWithoutAccelerometer(frame)

@@ -7,6 +7,9 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
     case rgbd
     /// Images only: two-view initialisation, triangulation, PnP against the map.
     case mono
+    /// Depth only: point-to-plane ICP of each depth map against a keyframe's, at the depth map's
+    /// own resolution; reads no image (recordings without colour, rooms without texture).
+    case depth
   }
 
   /// Tracking mode. Default `.rgbd` (the session picks `.mono` when the recording has no depth).
@@ -45,6 +48,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var maxKeyframes: Int = 40
   /// Monocular only: metric scale to apply when the recording has no depth (`--scale`). Default nil.
   public var monocularScale: Double? = nil
+  /// Depth pixels whose recorded confidence (ARKit's 0 low, 1 medium, 2 high) is below this are
+  /// skipped by tracking and plane detection. Default 1 (skip low). Recordings without a
+  /// confidence map use every pixel.
+  public var minDepthConfidence: UInt8 = 1
   /// Seed of every random choice (RANSAC). Default 1.
   public var seed: UInt64 = 1
 
