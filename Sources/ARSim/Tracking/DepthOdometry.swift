@@ -64,7 +64,9 @@ final class DepthOdometry: Odometry {
     {
       self.keyframe = (depth, pose)
     }
-    let quality: TrackingQuality = aligned.isDegenerate() ? .insufficientFeatures : .normal
+    // Directions the geometry leaves free (sliding along one plane) stay where the last pose put
+    // them, so a degenerate fit is still a pose; too little overlap is not.
+    let quality: TrackingQuality = aligned.inlierFraction > 0.3 ? .normal : .insufficientFeatures
     return OdometryResult(oFromCamera: pose, quality: quality, source: .depth, inliers: 0, landmarks: [])
   }
 

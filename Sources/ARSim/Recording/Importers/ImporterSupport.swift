@@ -58,15 +58,16 @@ enum ImporterFiles {
     return values
   }
 
-  /// A pose from a translation and a quaternion (x, y, z, w) that must have unit length within 1e-3.
-  static func pose(translation t: [Double], quaternion q: [Double], _ reader: LineReader)
-    throws(RecordingError)
-    -> RigidTransform
-  {
-    let v = SIMD4(q[0], q[1], q[2], q[3])
-    let norm = simd_length(v)
-    guard abs(norm - 1) < 1e-3 else { throw reader.error("quaternion has length \(norm), expected 1") }
-    return RigidTransform(rotation: simd_quatd(vector: v / norm), translation: SIMD3(t[0], t[1], t[2]))
+  /// A pose from a translation and a quaternion (x, y, z, w) that must have unit length within 1e-3
+  /// (normalised as TUM trajectories are).
+  static func pose(
+    translation t: [Double], quaternion q: [Double], _ reader: LineReader
+  ) throws(RecordingError) -> RigidTransform {
+    let norm = simd_length(SIMD4(q[0], q[1], q[2], q[3]))
+    guard abs(norm - 1) < 1e-3, let pose = RigidTransform(tumValues: t + q) else {
+      throw reader.error("quaternion has length \(norm), expected 1")
+    }
+    return pose
   }
 
   /// Whether `path` is an existing directory.
