@@ -4,6 +4,25 @@ import PackageDescription
 // OpenCV and Eigen come from Debian (`libopencv-dev`, `libeigen3-dev`) through
 // pkg-config. Only CVision touches them; everything above it sees a plain C header.
 // libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
+
+// Combine: Apple platforms have the framework; Linux has none, so the package brings the subset AR
+// apps use as a target named `Combine`, so that `import Combine` compiles unchanged. The target is
+// declared only when the manifest is evaluated on Linux: on Apple platforms it does not exist at all,
+// so no module of ours can shadow Apple's framework there (a target that merely is not linked would
+// still be built into the module search path). Dependencies on it also carry a Linux condition.
+#if os(Linux)
+  let combineTargets: [Target] = [
+    .target(name: "Combine"),
+    .testTarget(name: "CombineTests", dependencies: ["Combine"]),
+  ]
+  let combineProducts: [Product] = [.library(name: "Combine", targets: ["Combine"])]
+  let combine: [Target.Dependency] = [.target(name: "Combine", condition: .when(platforms: [.linux]))]
+#else
+  let combineTargets: [Target] = []
+  let combineProducts: [Product] = []
+  let combine: [Target.Dependency] = []
+#endif
+
 let package = Package(
   name: "ARSim",
   products: [
@@ -12,8 +31,10 @@ let package = Package(
     .library(name: "ARSimSynth", targets: ["ARSimSynth"]),
     .library(name: "ARSimEval", targets: ["ARSimEval"]),
     .library(name: "ARSimScene", targets: ["ARSimScene"]),
+    .library(name: "ARSimAssets", targets: ["ARSimAssets"]),
+    .library(name: "ARSimRun", targets: ["ARSimRun"]),
     .executable(name: "arsim", targets: ["arsim"]),
-  ],
+  ] + combineProducts,
   targets: [
     .systemLibrary(
       name: "COpenCV",
@@ -39,18 +60,28 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim"]),
-    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval"]),
+    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine),
+    .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
+    .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
+    .testTarget(
+      name: "ARSimAssetsTests", dependencies: ["ARSimAssets"], resources: [.copy("Fixtures")]),
+    .target(name: "ARSimRun", dependencies: ["ARSim", "ARSimEval", "ARSimSynth"]),
+    .executableTarget(name: "arsim", dependencies: ["ARSim", "ARSimSynth", "ARSimEval", "ARSimRun"]),
+    // libFuzzer targets for the readers (Tools/fuzz.sh); a plain build makes a file-replay tool.
+    .executableTarget(name: "arsim-fuzz", dependencies: ["ARSim", "ARSimSynth"], path: "Sources/ARSimFuzz"),
     .testTarget(name: "ARSimMathTests", dependencies: ["ARSimMath"]),
     .target(name: "ARSimEval", dependencies: ["ARSimMath"]),
     .testTarget(name: "ARSimEvalTests", dependencies: ["ARSimEval"]),
     .target(name: "ARSimTestSupport", dependencies: ["ARSim"], path: "Tests/ARSimTestSupport"),
     .testTarget(name: "ARSimTests", dependencies: ["ARSim", "ARSimEval", "ARSimTestSupport"]),
-    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "ARSimRunTests", dependencies: ["ARSimRun", "ARSimEval", "ARSim", "ARSimTestSupport"]),
+    .testTarget(name: "arsimTests", dependencies: ["arsim", "ARSim", "ARSimRun", "ARSimTestSupport"]),
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
-      name: "ARSimSceneTests", dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"]),
-  ],
+      name: "ARSimSceneTests",
+      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine,
+      resources: [.process("Loading/Models")]),
+  ] + combineTargets,
   swiftLanguageModes: [.v6],
   cxxLanguageStandard: .cxx17
 )

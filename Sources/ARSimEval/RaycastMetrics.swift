@@ -38,7 +38,7 @@ public struct RaycastSample: Sendable, Hashable {
 }
 
 /// The errors of one tap.
-public struct RaycastTapResult: Sendable, Hashable {
+public struct RaycastTapResult: Sendable, Hashable, Codable {
   /// The tap's timestamp, seconds.
   public var timestamp: Double
   /// The reference plane it lands on, when known.
@@ -61,7 +61,7 @@ public struct RaycastTapResult: Sendable, Hashable {
 }
 
 /// Raycasting scored against ground-truth taps.
-public struct RaycastEvaluation: Sendable, Hashable {
+public struct RaycastEvaluation: Sendable, Hashable, Codable {
   /// One result per sample, in the order given.
   public var taps: [RaycastTapResult]
   /// The number of taps.

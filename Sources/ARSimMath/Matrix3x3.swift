@@ -95,13 +95,6 @@ public struct SIMDMatrix3x3<Scalar: SIMDScalar & BinaryFloatingPoint> {
     }
   }
 
-  /// The element in column `column` and row `row` (both 0...2).
-  @inlinable
-  public subscript(column: Int, row: Int) -> Scalar {
-    get { self[column][row] }
-    set { self[column][row] = newValue }
-  }
-
   /// The transpose: rows become columns.
   @inlinable
   public var transpose: Self {
@@ -127,12 +120,6 @@ public struct SIMDMatrix3x3<Scalar: SIMDScalar & BinaryFloatingPoint> {
     return Self(r0 * inverseDeterminant, r1 * inverseDeterminant, r2 * inverseDeterminant).transpose
   }
 
-  /// Exact element-wise equality (Apple's `simd_equal`).
-  @inlinable
-  public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.columns.0 == rhs.columns.0 && lhs.columns.1 == rhs.columns.1 && lhs.columns.2 == rhs.columns.2
-  }
-
   /// The matrix product `lhs * rhs` (apply `rhs` first).
   @inlinable
   public static func * (lhs: Self, rhs: Self) -> Self {
@@ -153,110 +140,13 @@ public struct SIMDMatrix3x3<Scalar: SIMDScalar & BinaryFloatingPoint> {
   public static func * (lhs: SIMD3<Scalar>, rhs: Self) -> SIMD3<Scalar> {
     SIMD3(simd_dot(lhs, rhs.columns.0), simd_dot(lhs, rhs.columns.1), simd_dot(lhs, rhs.columns.2))
   }
-
-  /// Every element times `rhs`.
-  @inlinable
-  public static func * (lhs: Self, rhs: Scalar) -> Self {
-    Self(lhs.columns.0 * rhs, lhs.columns.1 * rhs, lhs.columns.2 * rhs)
-  }
-
-  /// Every element times `lhs`.
-  @inlinable
-  public static func * (lhs: Scalar, rhs: Self) -> Self { rhs * lhs }
-
-  /// The element-wise sum.
-  @inlinable
-  public static func + (lhs: Self, rhs: Self) -> Self {
-    Self(lhs.columns.0 + rhs.columns.0, lhs.columns.1 + rhs.columns.1, lhs.columns.2 + rhs.columns.2)
-  }
-
-  /// The element-wise difference.
-  @inlinable
-  public static func - (lhs: Self, rhs: Self) -> Self {
-    Self(lhs.columns.0 - rhs.columns.0, lhs.columns.1 - rhs.columns.1, lhs.columns.2 - rhs.columns.2)
-  }
-
-  /// The element-wise negation.
-  @inlinable
-  public static prefix func - (operand: Self) -> Self {
-    Self(-operand.columns.0, -operand.columns.1, -operand.columns.2)
-  }
-
-  /// `lhs = lhs * rhs`.
-  @inlinable
-  public static func *= (lhs: inout Self, rhs: Self) { lhs = lhs * rhs }
-
-  /// `lhs = lhs * rhs` for a scalar.
-  @inlinable
-  public static func *= (lhs: inout Self, rhs: Scalar) { lhs = lhs * rhs }
-
-  /// `lhs = lhs + rhs`.
-  @inlinable
-  public static func += (lhs: inout Self, rhs: Self) { lhs = lhs + rhs }
-
-  /// `lhs = lhs - rhs`.
-  @inlinable
-  public static func -= (lhs: inout Self, rhs: Self) { lhs = lhs - rhs }
 }
 
-extension SIMDMatrix3x3: Equatable {}
-
-extension SIMDMatrix3x3: Hashable {
-  /// Hashes the nine elements, column by column.
-  @inlinable
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(columns.0)
-    hasher.combine(columns.1)
-    hasher.combine(columns.2)
-  }
-}
+extension SIMDMatrix3x3: SIMDSquareMatrix {}
 
 extension SIMDMatrix3x3: Sendable where Scalar: Sendable, Scalar.SIMD4Storage: Sendable {}
 
-extension SIMDMatrix3x3: Codable where Scalar: Codable {
-  /// Encodes the nine elements as one flat array, column-major (`[m00, m10, m20, m01, ...]`).
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.unkeyedContainer()
-    for c in 0..<3 {
-      for r in 0..<3 { try container.encode(self[c, r]) }
-    }
-  }
-
-  /// Decodes a flat column-major array of exactly nine numbers.
-  public init(from decoder: any Decoder) throws {
-    var container = try decoder.unkeyedContainer()
-    var elements: [Scalar] = []
-    while !container.isAtEnd { elements.append(try container.decode(Scalar.self)) }
-    guard elements.count == 9 else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "a 3x3 matrix needs 9 numbers (column-major), found \(elements.count)"))
-    }
-    self.init(
-      SIMD3(elements[0], elements[1], elements[2]), SIMD3(elements[3], elements[4], elements[5]),
-      SIMD3(elements[6], elements[7], elements[8]))
-  }
-}
-
-extension SIMDMatrix3x3: CustomStringConvertible, CustomDebugStringConvertible {
-  /// Apple's format: `simd_float3x3([[c0], [c1], [c2]])`, one bracket per column.
-  public var description: String {
-    let name: String
-    if Scalar.self == Float.self {
-      name = "simd_float3x3"
-    } else if Scalar.self == Double.self {
-      name = "simd_double3x3"
-    } else {
-      name = "SIMDMatrix3x3<\(Scalar.self)>"
-    }
-    let cols = (0..<3).map { c in "[" + (0..<3).map { r in "\(self[c, r])" }.joined(separator: ", ") + "]" }
-    return name + "([" + cols.joined(separator: ", ") + "])"
-  }
-
-  /// Same as `description`.
-  public var debugDescription: String { description }
-}
+extension SIMDMatrix3x3: Codable where Scalar: Codable {}
 
 // MARK: - Globals and free functions
 
@@ -267,71 +157,6 @@ public var matrix_identity_float3x3: simd_float3x3 { .identity }
 /// The 3×3 `Double` identity matrix.
 @inlinable
 public var matrix_identity_double3x3: simd_double3x3 { .identity }
-
-/// The matrix product `a * b` (apply `b` first).
-@inlinable
-public func simd_mul<S>(_ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { a * b }
-
-/// The matrix times a column vector.
-@inlinable
-public func simd_mul<S>(_ a: SIMDMatrix3x3<S>, _ v: SIMD3<S>) -> SIMD3<S> { a * v }
-
-/// A row vector times the matrix.
-@inlinable
-public func simd_mul<S>(_ v: SIMD3<S>, _ a: SIMDMatrix3x3<S>) -> SIMD3<S> { v * a }
-
-/// Every element of `a` times the scalar `s`.
-@inlinable
-public func simd_mul<S>(_ s: S, _ a: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { s * a }
-
-/// The element-wise sum.
-@inlinable
-public func simd_add<S>(_ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { a + b }
-
-/// The element-wise difference.
-@inlinable
-public func simd_sub<S>(_ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { a - b }
-
-/// The inverse; singular input gives infinities or NaN.
-@inlinable
-public func simd_inverse<S>(_ a: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { a.inverse }
-
-/// The transpose.
-@inlinable
-public func simd_transpose<S>(_ a: SIMDMatrix3x3<S>) -> SIMDMatrix3x3<S> { a.transpose }
-
-/// The determinant.
-@inlinable
-public func simd_determinant<S>(_ a: SIMDMatrix3x3<S>) -> S { a.determinant }
-
-/// Exact element-wise equality.
-@inlinable
-public func simd_equal<S>(_ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>) -> Bool { a == b }
-
-/// True when every element differs by at most `tolerance` (absolute): `|a_ij - b_ij| <= tolerance`.
-@inlinable
-public func simd_almost_equal_elements<S>(
-  _ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>, _ tolerance: S
-) -> Bool {
-  let d0 = simd_abs(a.columns.0 - b.columns.0)
-  let d1 = simd_abs(a.columns.1 - b.columns.1)
-  let d2 = simd_abs(a.columns.2 - b.columns.2)
-  return d0.max() <= tolerance && d1.max() <= tolerance && d2.max() <= tolerance
-}
-
-/// True when every element differs by at most `tolerance` relative to `a`:
-/// `|a_ij - b_ij| <= tolerance * |a_ij|`.
-@inlinable
-public func simd_almost_equal_elements_relative<S>(
-  _ a: SIMDMatrix3x3<S>, _ b: SIMDMatrix3x3<S>, _ tolerance: S
-) -> Bool {
-  for c in 0..<3 {
-    for r in 0..<3 where (a[c, r] - b[c, r]).magnitude > tolerance * a[c, r].magnitude {
-      return false
-    }
-  }
-  return true
-}
 
 /// A matrix from three columns (Apple's `simd_matrix`).
 @inlinable

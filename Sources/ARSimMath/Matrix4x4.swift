@@ -103,13 +103,6 @@ public struct SIMDMatrix4x4<Scalar: SIMDScalar & BinaryFloatingPoint> {
     }
   }
 
-  /// The element in column `column` and row `row` (both 0...3).
-  @inlinable
-  public subscript(column: Int, row: Int) -> Scalar {
-    get { self[column][row] }
-    set { self[column][row] = newValue }
-  }
-
   /// The transpose: rows become columns.
   @inlinable
   public var transpose: Self {
@@ -171,13 +164,6 @@ public struct SIMDMatrix4x4<Scalar: SIMDScalar & BinaryFloatingPoint> {
     return rows.transpose
   }
 
-  /// Exact element-wise equality (Apple's `simd_equal`).
-  @inlinable
-  public static func == (lhs: Self, rhs: Self) -> Bool {
-    lhs.columns.0 == rhs.columns.0 && lhs.columns.1 == rhs.columns.1 && lhs.columns.2 == rhs.columns.2
-      && lhs.columns.3 == rhs.columns.3
-  }
-
   /// The matrix product `lhs * rhs` (apply `rhs` first): `aFromB * bFromC = aFromC`.
   @inlinable
   public static func * (lhs: Self, rhs: Self) -> Self {
@@ -201,116 +187,13 @@ public struct SIMDMatrix4x4<Scalar: SIMDScalar & BinaryFloatingPoint> {
       simd_dot(lhs, rhs.columns.0), simd_dot(lhs, rhs.columns.1), simd_dot(lhs, rhs.columns.2),
       simd_dot(lhs, rhs.columns.3))
   }
-
-  /// Every element times `rhs`.
-  @inlinable
-  public static func * (lhs: Self, rhs: Scalar) -> Self {
-    Self(lhs.columns.0 * rhs, lhs.columns.1 * rhs, lhs.columns.2 * rhs, lhs.columns.3 * rhs)
-  }
-
-  /// Every element times `lhs`.
-  @inlinable
-  public static func * (lhs: Scalar, rhs: Self) -> Self { rhs * lhs }
-
-  /// The element-wise sum.
-  @inlinable
-  public static func + (lhs: Self, rhs: Self) -> Self {
-    Self(
-      lhs.columns.0 + rhs.columns.0, lhs.columns.1 + rhs.columns.1, lhs.columns.2 + rhs.columns.2,
-      lhs.columns.3 + rhs.columns.3)
-  }
-
-  /// The element-wise difference.
-  @inlinable
-  public static func - (lhs: Self, rhs: Self) -> Self {
-    Self(
-      lhs.columns.0 - rhs.columns.0, lhs.columns.1 - rhs.columns.1, lhs.columns.2 - rhs.columns.2,
-      lhs.columns.3 - rhs.columns.3)
-  }
-
-  /// The element-wise negation.
-  @inlinable
-  public static prefix func - (operand: Self) -> Self {
-    Self(-operand.columns.0, -operand.columns.1, -operand.columns.2, -operand.columns.3)
-  }
-
-  /// `lhs = lhs * rhs`.
-  @inlinable
-  public static func *= (lhs: inout Self, rhs: Self) { lhs = lhs * rhs }
-
-  /// `lhs = lhs * rhs` for a scalar.
-  @inlinable
-  public static func *= (lhs: inout Self, rhs: Scalar) { lhs = lhs * rhs }
-
-  /// `lhs = lhs + rhs`.
-  @inlinable
-  public static func += (lhs: inout Self, rhs: Self) { lhs = lhs + rhs }
-
-  /// `lhs = lhs - rhs`.
-  @inlinable
-  public static func -= (lhs: inout Self, rhs: Self) { lhs = lhs - rhs }
 }
 
-extension SIMDMatrix4x4: Equatable {}
-
-extension SIMDMatrix4x4: Hashable {
-  /// Hashes the sixteen elements, column by column.
-  @inlinable
-  public func hash(into hasher: inout Hasher) {
-    hasher.combine(columns.0)
-    hasher.combine(columns.1)
-    hasher.combine(columns.2)
-    hasher.combine(columns.3)
-  }
-}
+extension SIMDMatrix4x4: SIMDSquareMatrix {}
 
 extension SIMDMatrix4x4: Sendable where Scalar: Sendable, Scalar.SIMD4Storage: Sendable {}
 
-extension SIMDMatrix4x4: Codable where Scalar: Codable {
-  /// Encodes the sixteen elements as one flat array, column-major (`[m00, m10, m20, m30, m01, ...]`);
-  /// for a transform the last four numbers are the translation and 1.
-  public func encode(to encoder: any Encoder) throws {
-    var container = encoder.unkeyedContainer()
-    for c in 0..<4 {
-      for r in 0..<4 { try container.encode(self[c, r]) }
-    }
-  }
-
-  /// Decodes a flat column-major array of exactly sixteen numbers.
-  public init(from decoder: any Decoder) throws {
-    var container = try decoder.unkeyedContainer()
-    var e: [Scalar] = []
-    while !container.isAtEnd { e.append(try container.decode(Scalar.self)) }
-    guard e.count == 16 else {
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "a 4x4 matrix needs 16 numbers (column-major), found \(e.count)"))
-    }
-    self.init(
-      SIMD4(e[0], e[1], e[2], e[3]), SIMD4(e[4], e[5], e[6], e[7]), SIMD4(e[8], e[9], e[10], e[11]),
-      SIMD4(e[12], e[13], e[14], e[15]))
-  }
-}
-
-extension SIMDMatrix4x4: CustomStringConvertible, CustomDebugStringConvertible {
-  /// Apple's format: `simd_float4x4([[c0], [c1], [c2], [c3]])`, one bracket per column.
-  public var description: String {
-    let name: String
-    if Scalar.self == Float.self {
-      name = "simd_float4x4"
-    } else if Scalar.self == Double.self {
-      name = "simd_double4x4"
-    } else {
-      name = "SIMDMatrix4x4<\(Scalar.self)>"
-    }
-    let cols = (0..<4).map { c in "[" + (0..<4).map { r in "\(self[c, r])" }.joined(separator: ", ") + "]" }
-    return name + "([" + cols.joined(separator: ", ") + "])"
-  }
-
-  /// Same as `description`.
-  public var debugDescription: String { description }
-}
+extension SIMDMatrix4x4: Codable where Scalar: Codable {}
 
 // MARK: - Globals and free functions
 
@@ -321,72 +204,6 @@ public var matrix_identity_float4x4: simd_float4x4 { .identity }
 /// The 4×4 `Double` identity matrix.
 @inlinable
 public var matrix_identity_double4x4: simd_double4x4 { .identity }
-
-/// The matrix product `a * b` (apply `b` first): `simd_mul(aFromB, bFromC) = aFromC`.
-@inlinable
-public func simd_mul<S>(_ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { a * b }
-
-/// The matrix times a column vector.
-@inlinable
-public func simd_mul<S>(_ a: SIMDMatrix4x4<S>, _ v: SIMD4<S>) -> SIMD4<S> { a * v }
-
-/// A row vector times the matrix.
-@inlinable
-public func simd_mul<S>(_ v: SIMD4<S>, _ a: SIMDMatrix4x4<S>) -> SIMD4<S> { v * a }
-
-/// Every element of `a` times the scalar `s`.
-@inlinable
-public func simd_mul<S>(_ s: S, _ a: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { s * a }
-
-/// The element-wise sum.
-@inlinable
-public func simd_add<S>(_ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { a + b }
-
-/// The element-wise difference.
-@inlinable
-public func simd_sub<S>(_ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { a - b }
-
-/// The inverse; singular input gives infinities or NaN.
-@inlinable
-public func simd_inverse<S>(_ a: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { a.inverse }
-
-/// The transpose.
-@inlinable
-public func simd_transpose<S>(_ a: SIMDMatrix4x4<S>) -> SIMDMatrix4x4<S> { a.transpose }
-
-/// The determinant.
-@inlinable
-public func simd_determinant<S>(_ a: SIMDMatrix4x4<S>) -> S { a.determinant }
-
-/// Exact element-wise equality.
-@inlinable
-public func simd_equal<S>(_ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>) -> Bool { a == b }
-
-/// True when every element differs by at most `tolerance` (absolute): `|a_ij - b_ij| <= tolerance`.
-@inlinable
-public func simd_almost_equal_elements<S>(
-  _ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>, _ tolerance: S
-) -> Bool {
-  let d0 = simd_abs(a.columns.0 - b.columns.0)
-  let d1 = simd_abs(a.columns.1 - b.columns.1)
-  let d2 = simd_abs(a.columns.2 - b.columns.2)
-  let d3 = simd_abs(a.columns.3 - b.columns.3)
-  return d0.max() <= tolerance && d1.max() <= tolerance && d2.max() <= tolerance && d3.max() <= tolerance
-}
-
-/// True when every element differs by at most `tolerance` relative to `a`:
-/// `|a_ij - b_ij| <= tolerance * |a_ij|`.
-@inlinable
-public func simd_almost_equal_elements_relative<S>(
-  _ a: SIMDMatrix4x4<S>, _ b: SIMDMatrix4x4<S>, _ tolerance: S
-) -> Bool {
-  for c in 0..<4 {
-    for r in 0..<4 where (a[c, r] - b[c, r]).magnitude > tolerance * a[c, r].magnitude {
-      return false
-    }
-  }
-  return true
-}
 
 /// A matrix from four columns (Apple's `simd_matrix`).
 @inlinable

@@ -4,23 +4,27 @@ import Foundation
 /// A headless RealityKit `ARView`: a view of `frame.size` points showing the session's camera image
 /// (aspect fill, as ``Viewport`` describes) with a ``Scene`` of entities over it, and nothing drawn.
 ///
-/// The view is its session's delegate: it keeps the scene's anchoring entities on their targets (see
-/// ``AnchorEntity``) and then forwards every callback, unchanged and in order, to ``sessionDelegate``.
-/// Apps set ``sessionDelegate`` where an iOS app would set `arView.session.delegate`; replacing
-/// `session.delegate` instead disconnects the scene from the session (entities then no longer follow
-/// their anchors). The scene is up to date when the app's delegate hears a callback.
+/// The view observes its session without being its delegate, so the app may set
+/// `arView.session.delegate` freely: the view hears each callback first, keeps the scene's anchoring
+/// entities on their targets (see ``AnchorEntity``), and then the session calls its delegate, so the
+/// scene is up to date when the app hears a callback. After each frame (`didUpdate frame`) the view
+/// advances its entities' animations by the recording time since the previous frame and sends
+/// ``SceneEvents/Update``.
 ///
-/// The view runs nothing by itself (as RealityKit's with `automaticallyConfigureSession` off): the app
-/// runs ``session`` with its configuration, and an ``ARReplay`` of the session feeds it frames.
+/// With ``automaticallyConfigureSession`` (the default, as in RealityKit), a view in `.ar` mode whose
+/// session has never been run runs it, on the first recorded frame, with world tracking and horizontal
+/// and vertical plane detection; an app that runs the session itself before that frame keeps its own
+/// configuration. An ``ARReplay`` of the session feeds it frames.
 ///
 /// Not thread-safe: use the view, its scene and entities on the thread that steps the replay (where the
 /// callbacks arrive unless the session has a `delegateQueue`, which is then the place).
-open class ARView: ARSessionDelegate {
+open class ARView {
   /// Whether the view shows the camera (RealityKit's `ARView.CameraMode`).
   public enum CameraMode: Sendable, Hashable {
     /// The camera image, with tracking: raycasts work.
     case ar
-    /// A virtual camera without tracking: raycasts find nothing.
+    /// A virtual camera without tracking: raycasts find nothing; hit tests look through the scene's
+    /// first active ``PerspectiveCamera``.
     case nonAR
   }
 
@@ -33,6 +37,9 @@ open class ARView: ARSessionDelegate {
   public var center: CGPoint { CGPoint(x: frame.midX, y: frame.midY) }
   /// How the view shows the world. Default `.ar`.
   public var cameraMode: CameraMode
+  /// Whether the view runs its session by itself on the first frame (see the type's notes). Default
+  /// true; set it to false before the first frame to run the session yourself.
+  public var automaticallyConfigureSession: Bool
   /// The interface orientation the view is presented in (UIKit would give it; here the app sets it).
   /// Default `.portrait`.
   public var interfaceOrientation: UIInterfaceOrientation = .portrait
@@ -40,23 +47,104 @@ open class ARView: ARSessionDelegate {
   public let session: ARSession
   /// The entities over the camera image.
   public let scene: Scene
-  /// Receives every session callback after the view has updated the scene (ARSim's addition; see the
-  /// type's notes). Held weakly.
-  public weak var sessionDelegate: (any ARSessionDelegate)?
+  /// What is drawn behind the entities (accepted; ARSim draws nothing).
+  public var environment = Environment()
+  /// Debug drawings to show (accepted; ARSim draws nothing in the view).
+  public var debugOptions: DebugOptions = []
+  /// The gesture recognizers ``installGestures(_:for:)`` installed, in order.
+  public internal(set) var gestureRecognizers: [EntityGestureRecognizer] = []
+  /// The link through which the session reports to the view (held here; the session holds it weakly).
+  private var link: SessionLink!
+  /// The recorded time of the previous frame, for animation steps.
+  private var lastFrameTime: TimeInterval?
 
-  /// A view of `frame` (points) with a new session, in `cameraMode`.
-  public init(frame: CGRect, cameraMode: CameraMode = .ar) {
+  /// A view of `frame` (points) with a new session, in `cameraMode`, configuring the session itself
+  /// unless `automaticallyConfigureSession` is false.
+  public init(frame: CGRect, cameraMode: CameraMode = .ar, automaticallyConfigureSession: Bool = true) {
     self.frame = frame
     self.cameraMode = cameraMode
+    self.automaticallyConfigureSession = automaticallyConfigureSession
     session = ARSession()
     scene = Scene()
     scene.view = self
-    session.delegate = self
+    link = SessionLink(view: self)
+    session.addObserver(link)
   }
 
   /// A view of `frame` (points) with a new session, showing the camera.
   public convenience init(frame: CGRect) {
-    self.init(frame: frame, cameraMode: .ar)
+    self.init(frame: frame, cameraMode: .ar, automaticallyConfigureSession: true)
+  }
+
+  /// The app's delegate of the view's session: the same as `session.delegate` (kept for code written
+  /// when ARSim's view was its session's delegate). Held weakly.
+  public var sessionDelegate: (any ARSessionDelegate)? {
+    get { session.delegate }
+    set { session.delegate = newValue }
+  }
+
+  /// What the view shows behind its entities (RealityKit's `ARView.Environment`).
+  public struct Environment: Sendable {
+    /// The backdrop (RealityKit's `ARView.Environment.Background`).
+    public struct Background: Sendable, Hashable {
+      enum Kind: Sendable, Hashable {
+        case cameraFeed(exposureCompensation: Float)
+        case color(MaterialColor)
+      }
+      let kind: Kind
+      /// The camera image (the `.ar` default).
+      public static func cameraFeed(exposureCompensation: Float = 0) -> Background {
+        Background(kind: .cameraFeed(exposureCompensation: exposureCompensation))
+      }
+      /// A plain colour.
+      public static func color(_ color: MaterialColor) -> Background { Background(kind: .color(color)) }
+      /// The colour of a `.color` background, nil for the camera feed.
+      public var color: MaterialColor? {
+        if case .color(let color) = kind { return color }
+        return nil
+      }
+    }
+    /// The backdrop. Default the camera feed.
+    public var background = Background.cameraFeed()
+  }
+
+  /// Debug drawings (RealityKit's `ARView.DebugOptions`).
+  public struct DebugOptions: OptionSet, Sendable, Hashable {
+    /// One bit per drawing.
+    public let rawValue: Int
+    /// The set with these bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// Collision shapes and physics.
+    public static let showPhysics = DebugOptions(rawValue: 1 << 0)
+    /// Rendering statistics.
+    public static let showStatistics = DebugOptions(rawValue: 1 << 1)
+    /// Each anchor's origin and axes.
+    public static let showAnchorOrigins = DebugOptions(rawValue: 1 << 2)
+    /// Each anchor's geometry (plane extents).
+    public static let showAnchorGeometry = DebugOptions(rawValue: 1 << 3)
+    /// The world origin's axes.
+    public static let showWorldOrigin = DebugOptions(rawValue: 1 << 4)
+    /// The tracked feature points.
+    public static let showFeaturePoints = DebugOptions(rawValue: 1 << 5)
+    /// The reconstructed scene mesh.
+    public static let showSceneUnderstanding = DebugOptions(rawValue: 1 << 6)
+    /// Nothing.
+    public static let none: DebugOptions = []
+  }
+
+  /// Runs the session with RealityKit's automatic configuration when the first frame arrives.
+  fileprivate func frameArriving() {
+    guard automaticallyConfigureSession, cameraMode == .ar, session.configuration == nil else { return }
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.planeDetection = [.horizontal, .vertical]
+    session.run(configuration)
+  }
+
+  /// Advances animations by the recording time since the previous frame and sends the scene's update.
+  fileprivate func frameDelivered(_ frame: ARFrame) {
+    let delta = lastFrameTime.map { Swift.max(0, frame.timestamp - $0) } ?? 0
+    lastFrameTime = frame.timestamp
+    scene.advance(by: delta)
   }
 
   /// The mapping between the view's points and the captured image: the view's size and
@@ -185,49 +273,44 @@ open class ARView: ARSessionDelegate {
     }
   }
 
-  // MARK: ARSessionDelegate
+  // MARK: Session callbacks
 
-  /// Forwards the frame to ``sessionDelegate``.
-  open func session(_ session: ARSession, didUpdate frame: ARFrame) {
-    sessionDelegate?.session(session, didUpdate: frame)
-  }
-
-  /// Fastens waiting anchoring entities to the new anchors, then forwards.
-  open func session(_ session: ARSession, didAdd anchors: [ARAnchor]) {
+  /// Fastens waiting anchoring entities to the anchors and moves the ones that follow them.
+  func anchorsChanged(_ anchors: [ARAnchor]) {
+    let before = anchoredStates()
     for entity in scene.anchoringEntities { resolve(entity, among: anchors) }
-    sessionDelegate?.session(session, didAdd: anchors)
+    publishAnchoringChanges(since: before)
   }
 
-  /// Moves the entities that follow the updated anchors (and fastens waiting ones that now match),
-  /// then forwards.
-  open func session(_ session: ARSession, didUpdate anchors: [ARAnchor]) {
-    for entity in scene.anchoringEntities { resolve(entity, among: anchors) }
-    sessionDelegate?.session(session, didUpdate: anchors)
-  }
-
-  /// Removes the entities that follow the removed anchors from the scene, then forwards.
-  open func session(_ session: ARSession, didRemove anchors: [ARAnchor]) {
+  /// Removes the entities that follow removed anchors (or moves them to the absorbing plane).
+  func anchorsRemovedNotifying(_ anchors: [ARAnchor]) {
+    let before = anchoredStates()
     anchorsRemoved(anchors)
-    sessionDelegate?.session(session, didRemove: anchors)
+    publishAnchoringChanges(since: before)
   }
 
-  /// Forwards.
-  open func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera) {
-    sessionDelegate?.session(session, cameraDidChangeTrackingState: camera)
+  private func anchoredStates() -> [(any HasAnchoring, Bool)] {
+    scene.anchoringEntities.map { ($0, $0.isAnchored) }
   }
 
-  /// Forwards.
-  open func sessionWasInterrupted(_ session: ARSession) {
-    sessionDelegate?.sessionWasInterrupted(session)
+  private func publishAnchoringChanges(since before: [(any HasAnchoring, Bool)]) {
+    for (entity, was) in before where entity.isAnchored != was {
+      scene.publish(SceneEvents.AnchoredStateChanged(anchor: entity, isAnchored: !was), from: entity)
+    }
+  }
+}
+
+/// The view's observer of its session: forwards to the view, which it does not keep alive.
+private final class SessionLink: ARSessionFrameObserver {
+  weak var view: ARView?
+
+  init(view: ARView) {
+    self.view = view
   }
 
-  /// Forwards.
-  open func sessionInterruptionEnded(_ session: ARSession) {
-    sessionDelegate?.sessionInterruptionEnded(session)
-  }
-
-  /// Forwards.
-  open func session(_ session: ARSession, didFailWithError error: any Error) {
-    sessionDelegate?.session(session, didFailWithError: error)
-  }
+  func sessionWillProcessFrame(_ session: ARSession) { view?.frameArriving() }
+  func session(_ session: ARSession, didUpdate frame: ARFrame) { view?.frameDelivered(frame) }
+  func session(_ session: ARSession, didAdd anchors: [ARAnchor]) { view?.anchorsChanged(anchors) }
+  func session(_ session: ARSession, didUpdate anchors: [ARAnchor]) { view?.anchorsChanged(anchors) }
+  func session(_ session: ARSession, didRemove anchors: [ARAnchor]) { view?.anchorsRemovedNotifying(anchors) }
 }

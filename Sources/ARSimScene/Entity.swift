@@ -33,8 +33,25 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// keeps its children alive, not the other way round, so keep the root (or put it in a scene).
   public private(set) weak var parent: Entity?
 
-  /// The children, in the order they were added.
-  public private(set) var children: [Entity] = []
+  /// The children, in the order they were added; `append`, `insert`, `remove` and `removeAll` change
+  /// them (RealityKit's `Entity.ChildCollection`).
+  public var children: ChildCollection { ChildCollection(parent: self) }
+
+  /// The children's storage.
+  private var childList: [Entity] = []
+  /// The children, for ``ChildCollection``.
+  var childEntities: [Entity] { childList }
+
+  /// The animations the entity's model came with (a loaded USD file's), for ``playAnimation(_:transitionDuration:startsPaused:)``;
+  /// empty for entities made in code. Loaders set it.
+  public var availableAnimations: [AnimationResource] = []
+
+  /// The animations under way (``move(to:relativeTo:duration:timingFunction:)``, ``playAnimation(_:transitionDuration:startsPaused:)``).
+  var playbacks: [AnimationPlaybackController] = []
+
+  /// The entity's components (its ``ModelComponent``, ``CollisionComponent``, the app's own), one per
+  /// type.
+  public var components = ComponentSet()
 
   /// The scene that holds this entity as one of its anchors (roots only).
   weak var owningScene: Scene?
@@ -71,10 +88,15 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// - Parameter preservingWorldTransform: keep the child where it is in the world (its transform is
   ///   recomputed relative to this entity); otherwise its transform is kept and it moves with this entity.
   public func addChild(_ child: Entity, preservingWorldTransform: Bool = false) {
+    insertChild(child, at: childList.count, preservingWorldTransform: preservingWorldTransform)
+  }
+
+  /// Inserts `child` at `index` among the children (clamped to the list), as ``addChild(_:preservingWorldTransform:)``.
+  func insertChild(_ child: Entity, at index: Int, preservingWorldTransform: Bool) {
     precondition(child !== self && !child.isAncestor(of: self), "an entity cannot be its own ancestor")
     let world = child.worldMatrix
     child.detach()
-    children.append(child)
+    childList.insert(child, at: Swift.min(Swift.max(index, 0), childList.count))
     child.parent = self
     if preservingWorldTransform { child.setTransformMatrix(world, relativeTo: nil) }
   }
@@ -109,7 +131,7 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// Takes the entity out of its parent's children or its scene's anchors.
   private func detach() {
     if let parent {
-      parent.children.removeAll { $0 === self }
+      parent.childList.removeAll { $0 === self }
       self.parent = nil
     } else if let scene = owningScene {
       scene.remove(root: self)
@@ -290,6 +312,8 @@ open class Entity: Identifiable, CustomStringConvertible {
     name = source.name
     transform = source.transform
     isEnabled = source.isEnabled
+    components = source.components
+    availableAnimations = source.availableAnimations
   }
 
   /// The class, name and position relative to the parent.

@@ -48,41 +48,64 @@ public struct BoundingBox: Sendable, Hashable {
   }
 }
 
-/// An entity standing for a visible object, as RealityKit's `ModelEntity`, without a mesh: ARSim does
-/// not render, so a model is its ``bounds``, the box the object would occupy (for tests of placement
-/// and scaling).
-open class ModelEntity: Entity {
-  /// The object's box in the entity's own space (before its scale), metres; nil when unknown.
-  public var bounds: BoundingBox?
-
-  /// A model with no name and no bounds.
+/// An entity with a look and a shape, as RealityKit's `ModelEntity`: its ``model`` (a mesh and
+/// materials) gives its ``bounds`` and visual bounds, its ``collision`` shapes make it hittable. ARSim
+/// draws nothing.
+open class ModelEntity: Entity, HasModel, HasCollision {
+  /// A model with no name, no mesh and no collision shapes.
   public required init() {}
 
-  /// A model named `name` occupying `bounds` in its own space (metres).
-  public init(name: String, bounds: BoundingBox? = nil) {
-    self.bounds = bounds
+  /// A model of `mesh` and `materials`.
+  public init(mesh: MeshResource, materials: [any Material] = []) {
     super.init()
-    self.name = name
+    model = ModelComponent(mesh: mesh, materials: materials)
   }
 
-  /// Copies the bounds too.
-  open override func copyProperties(from source: Entity) {
-    super.copyProperties(from: source)
-    if let source = source as? ModelEntity { bounds = source.bounds }
+  /// A model of `mesh` and `materials` that hit tests find through `collisionShape`. `mass` (kg) is
+  /// accepted; ARSim has no physics.
+  public convenience init(
+    mesh: MeshResource, materials: [any Material] = [], collisionShape: ShapeResource, mass: Float
+  ) {
+    self.init(mesh: mesh, materials: materials, collisionShapes: [collisionShape], mass: mass)
   }
+
+  /// A model of `mesh` and `materials` with `collisionShapes`. `mass` (kg) is accepted; ARSim has no
+  /// physics.
+  public init(
+    mesh: MeshResource, materials: [any Material] = [], collisionShapes: [ShapeResource], mass: Float = 0
+  ) {
+    super.init()
+    model = ModelComponent(mesh: mesh, materials: materials)
+    collision = CollisionComponent(shapes: collisionShapes)
+  }
+
+  /// A model named `name` shaped as a box filling `bounds` (its own space, metres), or without a mesh
+  /// for nil (ARSim's addition, for placement tests that only need an object's size).
+  public convenience init(name: String, bounds: BoundingBox? = nil) {
+    self.init()
+    self.name = name
+    if let bounds, !bounds.isEmpty {
+      model = ModelComponent(mesh: .box(min: bounds.min, max: bounds.max), materials: [SimpleMaterial()])
+    }
+  }
+
+  /// The box of the model's mesh in the entity's own space (before its scale), metres; nil without a
+  /// mesh.
+  public var bounds: BoundingBox? { model?.mesh.bounds }
 }
 
 extension Entity {
-  /// The box holding the ``ModelEntity/bounds`` of this entity and (with `recursive`) its descendants,
-  /// in `referenceEntity`'s space (world for `nil`), as RealityKit's `visualBounds(recursive:relativeTo:)`;
-  /// ``BoundingBox/empty`` when none has bounds. With `excludeInactive`, disabled entities and their
-  /// descendants are left out.
+  /// The box holding the meshes (``ModelComponent``) of this entity and (with `recursive`) its
+  /// descendants, in `referenceEntity`'s space (world for `nil`), as RealityKit's
+  /// `visualBounds(recursive:relativeTo:excludeInactive:)`: each mesh's box mapped into that space
+  /// (axis-aligned there, so a rotated mesh gives a larger box); ``BoundingBox/empty`` when none has a
+  /// mesh. With `excludeInactive`, disabled entities and their descendants are left out.
   public func visualBounds(
     recursive: Bool = true, relativeTo referenceEntity: Entity?, excludeInactive: Bool = false
   ) -> BoundingBox {
     if excludeInactive && !isEnabled { return .empty }
     var box = BoundingBox.empty
-    if let model = self as? ModelEntity, let bounds = model.bounds {
+    if let bounds = components[ModelComponent.self]?.mesh.bounds {
       box = bounds.transformed(by: transformMatrix(relativeTo: referenceEntity))
     }
     if recursive {

@@ -1,12 +1,16 @@
 import ARSim
+import Combine
 import Foundation
 
 /// The entities an ``ARView`` shows, as RealityKit's `Scene`: a list of anchoring entities (its
-/// ``anchors``), each the root of a hierarchy. Made by its view; not thread-safe (see ``Entity``).
-public final class Scene {
+/// ``anchors``), each the root of a hierarchy, and the events they give (``subscribe(to:on:_:)``).
+/// Made by its view; not thread-safe (see ``Entity``).
+public final class Scene: EventSource {
   /// The view that owns the scene and keeps its anchors on their targets.
   weak var view: ARView?
   private var roots: [any HasAnchoring] = []
+  private var handlers: [ObjectIdentifier: [EventHandler]] = [:]
+  private var nextHandler = 0
 
   init() {}
 
@@ -56,6 +60,51 @@ public final class Scene {
     return found
   }
 
+  // MARK: Events
+
+  private struct EventHandler {
+    let id: Int
+    let source: ObjectIdentifier?
+    let call: (any Event) -> Void
+  }
+
+  /// Calls `handler` with each event of type `event` (from `sourceObject` only, when given: the entity
+  /// of an animation or an anchoring change) until the returned token is cancelled or released, as
+  /// RealityKit's `subscribe(to:on:_:)`. Handlers run in the order they subscribed, on the thread that
+  /// delivers the session's callbacks.
+  public func subscribe<E: Event>(
+    to event: E.Type, on sourceObject: (any EventSource)? = nil, _ handler: @escaping (E) -> Void
+  ) -> any Cancellable {
+    nextHandler += 1
+    let id = nextHandler
+    let key = ObjectIdentifier(event)
+    handlers[key, default: []].append(
+      EventHandler(id: id, source: sourceObject.map { ObjectIdentifier($0) }) { ($0 as? E).map(handler) })
+    return AnyCancellable { [weak self] in self?.handlers[key]?.removeAll { $0.id == id } }
+  }
+
+  /// Calls the handlers of `event`'s type that listen to all sources or to `source`.
+  func publish<E: Event>(_ event: E, from source: AnyObject?) {
+    guard let list = handlers[ObjectIdentifier(E.self)] else { return }
+    let origin = source.map { ObjectIdentifier($0) }
+    for handler in list where handler.source == nil || handler.source == origin { handler.call(event) }
+  }
+
+  /// Advances every animation of the scene's entities by `deltaTime` seconds of the recording clock,
+  /// reports the completed ones, then publishes ``SceneEvents/Update``.
+  func advance(by deltaTime: TimeInterval) {
+    var completed: [AnimationPlaybackController] = []
+    func visit(_ entity: Entity) {
+      completed += entity.advancePlaybacks(by: deltaTime)
+      for child in entity.children { visit(child) }
+    }
+    for root in roots { visit(root) }
+    for controller in completed {
+      publish(AnimationEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
+    }
+    publish(SceneEvents.Update(scene: self, deltaTime: deltaTime), from: self)
+  }
+
   /// The anchors of a ``Scene``, as RealityKit's `Scene.AnchorCollection`: a live view of the scene's
   /// list, whose mutating methods change the scene.
   public struct AnchorCollection: RandomAccessCollection {
@@ -82,5 +131,42 @@ public final class Scene {
     public func removeAll() {
       for anchor in scene.roots { scene.removeAnchor(anchor) }
     }
+  }
+}
+
+/// Something that happens in a scene, delivered to ``Scene/subscribe(to:on:_:)`` (RealityKit's `Event`).
+public protocol Event {}
+
+/// An object events can come from: a scene or an entity (RealityKit's `EventSource`).
+public protocol EventSource: AnyObject {}
+
+extension Entity: EventSource {}
+
+/// Events of the scene as a whole (RealityKit's `SceneEvents`).
+public enum SceneEvents {
+  /// One step of the scene: sent after each camera frame (ARSim has no render loop), once the view has
+  /// updated its anchors and advanced its animations.
+  public struct Update: Event {
+    /// The scene.
+    public let scene: Scene
+    /// Seconds of the recording clock since the previous update (0 for the first).
+    public let deltaTime: TimeInterval
+  }
+
+  /// An anchoring entity found or lost its target (after the session callback that caused it).
+  public struct AnchoredStateChanged: Event {
+    /// The anchoring entity.
+    public let anchor: any HasAnchoring
+    /// Whether it is now anchored.
+    public let isAnchored: Bool
+  }
+}
+
+/// Events of animations (RealityKit's `AnimationEvents`).
+public enum AnimationEvents {
+  /// An animation reached its end (not sent for stopped ones); its source is the animated entity.
+  public struct PlaybackCompleted: Event {
+    /// The controller of the finished playback.
+    public let playbackController: AnimationPlaybackController
   }
 }

@@ -57,18 +57,7 @@ public struct GroundTruthPlanesFile: Codable, Sendable, Equatable {
   /// One per scene surface, in scene order.
   public var planes: [GroundTruthPlane]
 
-  /// Reads `planes.json`.
-  /// - Throws: ``SceneError`` naming the file when it cannot be read or decoded.
-  public static func load(path: String) throws(SceneError) -> GroundTruthPlanesFile {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw SceneError(file: path, key: "", "cannot be read (no such file?)")
-    }
-    do {
-      return try JSONDecoder().decode(GroundTruthPlanesFile.self, from: data)
-    } catch {
-      throw SceneError(file: path, key: "", "not a planes file: \(error)")
-    }
-  }
+  // `load(path:)` and the checks of every value are in GroundTruthFiles.swift.
 }
 
 /// A ground-truth tap: an image point of a frame and the exact world point its ray hits, as one line

@@ -24,33 +24,47 @@ public struct SceneError: Error, CustomStringConvertible, Equatable, Sendable {
 }
 
 extension SyntheticScene {
+  /// The longest scene accepted, seconds (an hour).
+  public static let maxDuration = 3600.0
+
   /// Reads and validates a scene file.
   /// - Throws: ``SceneError`` naming `path`, the key and the problem.
   public static func load(path: String) throws(SceneError) -> SyntheticScene {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw SceneError(file: path, key: "", "cannot be read (no such file?)")
+    let data: [UInt8]
+    do {
+      data = try InputFile.contents(path)
+    } catch {
+      throw SceneError(file: error.file, key: "", error.message)
     }
-    return try decode(data, source: path)
+    return try decode(Data(data), source: path)
   }
 
   /// Decodes and validates a scene from JSON; `source` names it in errors. Unknown keys are errors.
   /// - Throws: ``SceneError`` naming `source`, the key and the problem.
   public static func decode(_ data: Data, source: String) throws(SceneError) -> SyntheticScene {
+    do {
+      try InputFile.checkText([UInt8](data.prefix(64))[...], path: source)
+      try StrictJSON.check([UInt8](data), path: source)
+    } catch {
+      throw SceneError(
+        file: source, key: "", error.line.map { "line \($0): " + error.message } ?? error.message)
+    }
     let scene: SyntheticScene
     do {
       scene = try JSONDecoder().decode(SyntheticScene.self, from: data)
     } catch let DecodingError.keyNotFound(key, context) {
-      throw SceneError(file: source, key: keyPath(context.codingPath + [key]), "missing")
+      throw SceneError(file: source, key: SceneError.keyPath(context.codingPath + [key]), "missing")
     } catch let DecodingError.typeMismatch(type, context) {
-      throw SceneError(file: source, key: keyPath(context.codingPath), "expected \(typeName(type))")
+      throw SceneError(
+        file: source, key: SceneError.keyPath(context.codingPath), "expected \(typeName(type))")
     } catch let DecodingError.valueNotFound(type, context) {
       throw SceneError(
-        file: source, key: keyPath(context.codingPath), "expected \(typeName(type)), found none")
+        file: source, key: SceneError.keyPath(context.codingPath), "expected \(typeName(type)), found none")
     } catch let DecodingError.dataCorrupted(context) {
       if context.codingPath.isEmpty {
         throw SceneError(file: source, key: "", "not valid JSON")
       }
-      throw SceneError(file: source, key: keyPath(context.codingPath), context.debugDescription)
+      throw SceneError(file: source, key: SceneError.keyPath(context.codingPath), context.debugDescription)
     } catch {
       throw SceneError(file: source, key: "", "not valid JSON")
     }
@@ -91,8 +105,16 @@ extension SyntheticScene {
     } catch {
       throw SceneError(file: source, key: "camera", error.message)
     }
-    try check.positive(frameRate, "frameRate")
-    try check.positive(duration, "duration", unit: " (seconds)")
+    let maxSide = ImageCodec.maxDimension
+    try check.that(
+      camera.width <= maxSide, "camera.width", "must be at most \(maxSide) pixels, got \(camera.width)")
+    try check.that(
+      camera.height <= maxSide, "camera.height", "must be at most \(maxSide) pixels, got \(camera.height)")
+    try check.that(
+      camera.width * camera.height <= ImageCodec.maxPixels, "camera",
+      "\(camera.width)x\(camera.height) is more than \(ImageCodec.maxPixels) pixels")
+    try check.range(frameRate, 1...1000, "frameRate")
+    try check.range(duration, 1e-6...Self.maxDuration, "duration")
     try check.colour(background, "background")
     try check.nonNegative(lighting.ambient, "lighting.ambient")
     try check.nonNegative(lighting.diffuse, "lighting.diffuse")
@@ -111,14 +133,22 @@ extension SyntheticScene {
           "\(material.type.rawValue) needs at least \(needed) colours")
         for (j, colour) in colors.enumerated() { try check.colour(colour, key + ".colors[\(j)]") }
       }
-      if let scale = material.scale { try check.positive(scale, key + ".scale", unit: " (metres)") }
+      if let scale = material.scale { try check.range(scale, 0.001...100, key + ".scale") }
       if let contrast = material.contrast { try check.range(contrast, 0...1, key + ".contrast") }
       if let octaves = material.octaves {
         try check.that((1...12).contains(octaves), key + ".octaves", "must be 1...12")
       }
-      if let density = material.density { try check.positive(density, key + ".density") }
-      if let width = material.lineWidth { try check.positive(width, key + ".lineWidth", unit: " (metres)") }
       if let period = material.period { try check.range(period, 0.05...64, key + ".period") }
+      if let density = material.density {
+        try check.positive(density, key + ".density")
+        let strokes = density * material.texturePeriod * material.texturePeriod
+        try check.that(
+          strokes <= 1e6, key + ".density",
+          "\(density) per square metre gives \(strokes) strokes per texture period (at most 1e6)")
+      }
+      if let width = material.lineWidth {
+        try check.range(width, 1e-4...material.texturePeriod, key + ".lineWidth")
+      }
       if material.type == .tiles {
         try check.that(
           material.tileLineWidth < material.patternScale / 2, key + ".lineWidth",
@@ -180,7 +210,7 @@ extension SyntheticScene {
       try check.nonNegative(shake.rotation, "trajectory.shake.rotation")
       try check.that(!shake.frequencies.isEmpty, "trajectory.shake.frequencies", "must not be empty")
       for (i, f) in shake.frequencies.enumerated() {
-        try check.positive(f, "trajectory.shake.frequencies[\(i)]")
+        try check.range(f, 1e-6...1000, "trajectory.shake.frequencies[\(i)]")
       }
     }
 
@@ -201,11 +231,10 @@ extension SyntheticScene {
       try check.nonNegative(depth.noise, "sensors.depth.noise")
       try check.range(depth.holes, 0...0.9, "sensors.depth.holes")
       try check.range(depth.holeSize, 0.001...0.5, "sensors.depth.holeSize")
-      try check.positive(depth.maxRange, "sensors.depth.maxRange", unit: " (metres)")
+      try check.range(depth.maxRange, 0.01...1000, "sensors.depth.maxRange")
     }
     if let imu = sensors.imu {
-      try check.that(
-        imu.rate.isFinite && imu.rate >= 100, "sensors.imu.rate", "must be at least 100 Hz, got \(imu.rate)")
+      try check.range(imu.rate, 100...10_000, "sensors.imu.rate")
       try check.nonNegative(imu.accelerometerNoise, "sensors.imu.accelerometerNoise")
       try check.nonNegative(imu.gyroNoise, "sensors.imu.gyroNoise")
       try check.finite(imu.accelerometerBias, "sensors.imu.accelerometerBias")
@@ -213,19 +242,7 @@ extension SyntheticScene {
     }
     try check.that((1...16).contains(render.supersamples), "render.supersamples", "must be 1...16")
     try check.range(render.texelsPerMetre, 16...2048, "render.texelsPerMetre")
-    try check.positive(render.tapInterval, "render.tapInterval", unit: " (seconds)")
-  }
-
-  private static func keyPath(_ path: [any CodingKey]) -> String {
-    var text = ""
-    for key in path {
-      if let index = key.intValue {
-        text += "[\(index)]"
-      } else {
-        text += (text.isEmpty ? "" : ".") + key.stringValue
-      }
-    }
-    return text
+    try check.range(render.tapInterval, 0.01...Self.maxDuration, "render.tapInterval")
   }
 
   private static func typeName(_ type: Any.Type) -> String {
@@ -249,16 +266,42 @@ struct Checker {
     if !condition { throw SceneError(file: file, key: key, message()) }
   }
 
+  /// The largest coordinate or length accepted, metres: beyond it single-precision geometry is meaningless.
+  static let maxCoordinate = 1e6
+
   func finite(_ value: Double, _ key: String) throws(SceneError) {
     try that(value.isFinite, key, "must be a finite number, got \(value)")
   }
 
+  /// Three finite numbers of magnitude at most ``maxCoordinate``.
   func finite(_ value: SIMD3<Double>, _ key: String) throws(SceneError) {
-    try that(value.x.isFinite && value.y.isFinite && value.z.isFinite, key, "must be three finite numbers")
+    let bound = Self.maxCoordinate
+    try that(
+      [value.x, value.y, value.z].allSatisfy { $0.isFinite && abs($0) <= bound }, key,
+      "must be three finite numbers of magnitude at most \(bound)")
+  }
+
+  /// A finite number of magnitude at most ``maxCoordinate``.
+  func coordinate(_ value: Double, _ key: String) throws(SceneError) {
+    try that(
+      value.isFinite && abs(value) <= Self.maxCoordinate, key,
+      "must be a finite number of magnitude at most \(Self.maxCoordinate), got \(value)")
+  }
+
+  /// A point in metres (see ``finite(_:_:)-(SIMD3<Double>,_)``).
+  func point(_ value: SIMD3<Double>, _ key: String) throws(SceneError) { try finite(value, key) }
+
+  /// A unit vector (length within 1e-3 of 1).
+  func unit(_ value: SIMD3<Double>, _ key: String) throws(SceneError) {
+    try finite(value, key)
+    try that(
+      abs(simd_length(value) - 1) < 1e-3, key, "must be a unit vector, got length \(simd_length(value))")
   }
 
   func positive(_ value: Double, _ key: String, unit: String = "") throws(SceneError) {
-    try that(value.isFinite && value > 0, key, "must be a positive number\(unit), got \(value)")
+    try that(
+      value.isFinite && value > 0 && value <= Self.maxCoordinate, key,
+      "must be a positive number\(unit) of at most \(Self.maxCoordinate), got \(value)")
   }
 
   func nonNegative(_ value: Double, _ key: String) throws(SceneError) {
@@ -277,6 +320,6 @@ struct Checker {
 
   func direction(_ value: SIMD3<Double>, _ key: String) throws(SceneError) {
     try finite(value, key)
-    try that(simd_length(value) > 1e-9, key, "must not be the zero vector")
+    try that(simd_length(value) > 1e-6, key, "must not be the zero vector (length at least 1e-6)")
   }
 }

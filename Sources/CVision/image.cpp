@@ -30,6 +30,71 @@ bool is_jpeg(const uint8_t *data, size_t size) {
   return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
 }
 
+bool is_exr(const uint8_t *data, size_t size) {
+  return size >= 8 && data[0] == 0x76 && data[1] == 0x2F && data[2] == 0x31 && data[3] == 0x01;
+}
+
+/// The name of a format recognised by its magic bytes that CVision does not decode, or null.
+const char *other_format(const uint8_t *data, size_t size) {
+  auto starts = [&](const char *magic, size_t length) {
+    return size >= length && std::memcmp(data, magic, length) == 0;
+  };
+  if (starts("BM", 2)) return "BMP";
+  if (starts("II*\0", 4) || starts("MM\0*", 4)) return "TIFF";
+  if (size >= 12 && starts("RIFF", 4) && std::memcmp(data + 8, "WEBP", 4) == 0) return "WebP";
+  if (starts("GIF8", 4)) return "GIF";
+  if (size >= 2 && data[0] == 'P' && data[1] >= '1' && data[1] <= '7') return "PNM";
+  if (starts("\x00\x00\x00\x0CjP  ", 8) || starts("\xFF\x4F\xFF\x51", 4)) return "JPEG 2000";
+  if (starts("#?RADIANCE", 10) || starts("#?RGBE", 6)) return "Radiance HDR";
+  return nullptr;
+}
+
+uint32_t read_le32(const uint8_t *p) {
+  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
+}
+
+/// Size of an OpenEXR image from the `dataWindow` attribute of its header (box2i: xMin, yMin,
+/// xMax, yMax). Returns false when the header has none or is malformed.
+bool exr_header(const uint8_t *data, size_t size, int *width, int *height) {
+  size_t offset = 8;  // magic, version
+  while (offset < size && data[offset] != 0) {
+    const void *name_end = std::memchr(data + offset, 0, std::min<size_t>(size - offset, 256));
+    if (name_end == nullptr) return false;
+    const size_t type_start = size_t(static_cast<const uint8_t *>(name_end) - data) + 1;
+    if (type_start >= size) return false;
+    const void *type_end = std::memchr(data + type_start, 0, std::min<size_t>(size - type_start, 256));
+    if (type_end == nullptr) return false;
+    const size_t value_start = size_t(static_cast<const uint8_t *>(type_end) - data) + 1 + 4;
+    if (value_start > size) return false;
+    const uint32_t length = read_le32(data + value_start - 4);
+    if (length > size - value_start) return false;
+    if (std::strcmp(reinterpret_cast<const char *>(data + offset), "dataWindow") == 0) {
+      if (length != 16) return false;
+      const int64_t x0 = int32_t(read_le32(data + value_start)), y0 = int32_t(read_le32(data + value_start + 4));
+      const int64_t x1 = int32_t(read_le32(data + value_start + 8)), y1 = int32_t(read_le32(data + value_start + 12));
+      const int64_t w = x1 - x0 + 1, h = y1 - y0 + 1;
+      if (w <= 0 || h <= 0 || w > INT32_MAX || h > INT32_MAX) return false;
+      *width = int(w);
+      *height = int(h);
+      return true;
+    }
+    offset = value_start + length;
+  }
+  return false;
+}
+
+/// Fails unless `width` x `height` is within CVision's documented maximum.
+void check_dimensions(const char *format, int64_t width, int64_t height) {
+  if (width > CV_IMAGE_MAX_DIMENSION || height > CV_IMAGE_MAX_DIMENSION ||
+      width * height > int64_t(CV_IMAGE_MAX_PIXELS)) {
+    fail(CV_ERR_DECODE, "%s header declares %lld x %lld pixels, more than the %d x %d (%d pixels) accepted", format,
+         (long long)width, (long long)height, CV_IMAGE_MAX_DIMENSION, CV_IMAGE_MAX_DIMENSION, CV_IMAGE_MAX_PIXELS);
+  }
+}
+
+/// ": TEXT" when `text` is not empty, for appending captured diagnostics to a message.
+std::string suffix(const std::string &text) { return text.empty() ? "" : ": " + text; }
+
 /// Walks the PNG chunks; throws unless every chunk is complete up to IEND.
 void check_png_complete(const uint8_t *data, size_t size) {
   size_t offset = 8;
@@ -62,6 +127,7 @@ bool png_header(const uint8_t *data, size_t size, int *width, int *height, bool 
   if (size < 33 || std::memcmp(data + 12, "IHDR", 4) != 0) return false;
   uint32_t w = read_be32(data + 16), h = read_be32(data + 20);
   if (w == 0 || h == 0 || w > 0x7FFFFFFFu || h > 0x7FFFFFFFu) return false;
+  check_dimensions("PNG", w, h);
   *width = int(w);
   *height = int(h);
   *gray16 = data[24] == 16 && data[25] == 0;
@@ -89,6 +155,7 @@ bool jpeg_header(const uint8_t *data, size_t size, int *width, int *height) {
       int h = (int(data[offset + 5]) << 8) | data[offset + 6];
       int w = (int(data[offset + 7]) << 8) | data[offset + 8];
       if (w <= 0 || h <= 0) return false;
+      check_dimensions("JPEG", w, h);
       *width = w;
       *height = h;
       return true;
@@ -138,18 +205,28 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
     const int channels = mode == CV_DECODE_RGB8 ? 3 : 1;
     const int bytes_per_channel = mode == CV_DECODE_DEPTH16 ? 2 : mode == CV_DECODE_FLOAT32 ? 4 : 1;
 
-    // Truncation checks, and a cheap size answer from the header when the
-    // caller's buffer is too small (so that the size query does not decode).
+    // Format by magic bytes, truncation checks, and the size from the header: bounded before any
+    // allocation, and a cheap answer when the caller's buffer is too small (no decode).
+    cvision::quiet_libraries();
     int width = 0, height = 0;
     bool known_size = false;
     if (is_png(data, size)) {
       check_png_complete(data, size);
       bool gray16 = false;
-      known_size = png_header(data, size, &width, &height, &gray16);
-      if ((mode == CV_DECODE_DEPTH16 && !gray16) || mode == CV_DECODE_FLOAT32) known_size = false;
+      if (!png_header(data, size, &width, &height, &gray16)) fail(CV_ERR_DECODE, "PNG header (IHDR) is unreadable");
+      // Else the decode reports the type (float images are checked after decoding).
+      known_size = !(mode == CV_DECODE_DEPTH16 && !gray16) && mode != CV_DECODE_FLOAT32;
     } else if (is_jpeg(data, size)) {
       check_jpeg_complete(data, size);
-      known_size = mode != CV_DECODE_DEPTH16 && mode != CV_DECODE_FLOAT32 && jpeg_header(data, size, &width, &height);
+      if (!jpeg_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "JPEG has no readable frame header (SOF)");
+      known_size = mode != CV_DECODE_DEPTH16 && mode != CV_DECODE_FLOAT32;
+    } else if (is_exr(data, size)) {
+      if (!exr_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "OpenEXR header has no valid dataWindow");
+      check_dimensions("OpenEXR", width, height);
+    } else if (const char *format = other_format(data, size)) {
+      fail(CV_ERR_DECODE, "%s data; only PNG, JPEG and OpenEXR images are read", format);
+    } else {
+      fail(CV_ERR_DECODE, "not a PNG, JPEG or OpenEXR image (unrecognised first bytes)");
     }
     if (known_size) {
       fill_info(info, width, height, channels, bytes_per_channel);
@@ -167,12 +244,23 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       default: flags = cv::IMREAD_UNCHANGED; break;
     }
     cv::Mat decoded;
-    try {
-      decoded = cv::imdecode(encoded, flags);
-    } catch (const cv::Exception &) {
-      decoded.release();
+    std::string diagnostics;
+    {
+      cvision::StderrCapture capture;
+      try {
+        decoded = cv::imdecode(encoded, flags);
+      } catch (const cv::Exception &error) {
+        decoded.release();
+        diagnostics = error.err;
+      }
+      const std::string printed = capture.finish();
+      if (!printed.empty()) diagnostics = diagnostics.empty() ? printed : printed + "; " + diagnostics;
     }
-    if (decoded.empty()) fail(CV_ERR_DECODE, "not a decodable image");
+    if (decoded.empty()) fail(CV_ERR_DECODE, "not a decodable image%s", suffix(diagnostics).c_str());
+    if (decoded.cols != width || decoded.rows != height) {
+      fail(CV_ERR_DECODE, "decoded %d x %d pixels but the header declares %d x %d", decoded.cols, decoded.rows,
+           width, height);
+    }
 
     if (mode == CV_DECODE_DEPTH16 && decoded.type() != CV_16UC1) {
       fail(CV_ERR_DECODE, "expected a single-channel 16-bit image (CV_16UC1), got %s",
@@ -246,13 +334,20 @@ extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32
     } else {
       bgr = image;
     }
+    cvision::quiet_libraries();
     bool written = false;
-    try {
-      written = cv::imwrite(path, bgr, parameters);
-    } catch (const cv::Exception &error) {
-      fail(CV_ERR_IO, "could not write image to %s: %s", path, error.what());
+    std::string diagnostics;
+    {
+      cvision::StderrCapture capture;
+      try {
+        written = cv::imwrite(path, bgr, parameters);
+      } catch (const cv::Exception &error) {
+        diagnostics = error.err;
+      }
+      const std::string printed = capture.finish();
+      if (!printed.empty()) diagnostics = diagnostics.empty() ? printed : printed + "; " + diagnostics;
     }
-    if (!written) fail(CV_ERR_IO, "could not write image to %s", path);
+    if (!written) fail(CV_ERR_IO, "could not write image to %s%s", path, suffix(diagnostics).c_str());
     return CV_OK;
   });
 }

@@ -56,6 +56,29 @@ inline void set_ok(cv_status *status) {
   throw Failure{code, buffer};
 }
 
+/// Silences OpenCV's logger and FFmpeg (through OpenCV's settings) once per process; called by
+/// the image and video entry points before they touch the libraries.
+void quiet_libraries() noexcept;
+
+/// Redirects stderr (fd 2) to a memory file while alive, so that what libpng, libjpeg or FFmpeg
+/// print there is captured instead of shown; `finish()` restores stderr and returns the text as one
+/// line. Captures are serialised by a process-wide mutex; anything another thread prints to stderr
+/// meanwhile is captured too (and dropped).
+class StderrCapture {
+ public:
+  StderrCapture() noexcept;
+  ~StderrCapture();
+  StderrCapture(const StderrCapture &) = delete;
+  StderrCapture &operator=(const StderrCapture &) = delete;
+  /// Restores stderr (once) and returns what was captured, newlines replaced by "; ".
+  std::string finish() noexcept;
+
+ private:
+  int file_ = -1;
+  int saved_ = -1;
+  bool finished_ = false;
+};
+
 /// Runs `body` (which returns CV_OK or another code after setting the status
 /// itself) and converts every exception into a status. Returns the status code.
 template <typename Body>

@@ -42,15 +42,24 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
     auto video = std::make_unique<cv_video>();
     struct stat file_status;
     if (::stat(path, &file_status) != 0) fail(CV_ERR_IO, "could not open video %s: %s", path, std::strerror(errno));
-    // FFmpeg first (it reads timestamps); other backends only if it cannot open the file.
+    if (!S_ISREG(file_status.st_mode)) fail(CV_ERR_IO, "video %s is not a regular file", path);
+    // FFmpeg only (it reads timestamps); what it prints while probing is captured.
+    cvision::quiet_libraries();
     bool opened = false;
-    try {
-      opened = video->capture.open(path, cv::CAP_FFMPEG) && video->capture.isOpened();
-    } catch (const cv::Exception &) {
-      opened = false;
+    std::string diagnostics;
+    {
+      cvision::StderrCapture capture;
+      try {
+        opened = video->capture.open(path, cv::CAP_FFMPEG) && video->capture.isOpened();
+      } catch (const cv::Exception &error) {
+        diagnostics = error.err;
+      }
+      const std::string printed = capture.finish();
+      if (!printed.empty()) diagnostics = diagnostics.empty() ? printed : printed + "; " + diagnostics;
     }
-    if (!opened && !(video->capture.open(path, cv::CAP_ANY) && video->capture.isOpened())) {
-      fail(CV_ERR_IO, "could not open video %s (no backend can read it)", path);
+    if (!opened) {
+      fail(CV_ERR_IO, "could not open video %s (FFmpeg cannot read it)%s%s", path, diagnostics.empty() ? "" : ": ",
+           diagnostics.c_str());
     }
     video->width = int32_t(video->capture.get(cv::CAP_PROP_FRAME_WIDTH));
     video->height = int32_t(video->capture.get(cv::CAP_PROP_FRAME_HEIGHT));
@@ -58,6 +67,11 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
     video->fps = std::isfinite(fps) && fps > 0 ? fps : 0;
     if (video->width <= 0 || video->height <= 0) {
       fail(CV_ERR_DECODE, "video %s reports no frame size (%d x %d)", path, video->width, video->height);
+    }
+    if (video->width > CV_IMAGE_MAX_DIMENSION || video->height > CV_IMAGE_MAX_DIMENSION ||
+        int64_t(video->width) * video->height > int64_t(CV_IMAGE_MAX_PIXELS)) {
+      fail(CV_ERR_DECODE, "video %s has %d x %d frames, more than the %d pixels accepted", path, video->width,
+           video->height, CV_IMAGE_MAX_PIXELS);
     }
     double frames = video->capture.get(cv::CAP_PROP_FRAME_COUNT);
     info->width = video->width;

@@ -1,10 +1,9 @@
+import ARSimRun
+
 /// A small parser for `--name value` and `--flag` options and positional arguments.
 struct Arguments {
   /// An error in how the command was called; printed as `arsim COMMAND: message`.
-  struct UsageError: Error, CustomStringConvertible {
-    var description: String
-    init(_ message: String) { description = message }
-  }
+  typealias UsageError = ARSimRun.UsageError
 
   private(set) var positional: [String] = []
   private var values: [String: String] = [:]

@@ -1,5 +1,6 @@
 import ARSim
 import ARSimEval
+import ARSimRun
 import Foundation
 
 /// `arsim bench RECORDING...`: per-stage milliseconds per frame of a replay, as medians.
@@ -77,12 +78,12 @@ enum BenchCommand {
     var reports: [JSON] = []
     print("recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | ATE")
     for folder in args.positional {
-      let run = try ReplayRun(folder: folder, arguments: args)
+      let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
       if let dump { run.onFrame = { frame, record in try dump.add(frame, record: record) } }
+      if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
       try run.run()
       try dump?.finish()
-      if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
       let frames = run.frames
       guard !frames.isEmpty else { continue }
       func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] * 1000 }

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 /// Writes, for every `every`-th frame of a replay on which plane detection ran, the world points the

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 /// `arsim bench --raycast`: the time of one ``ARSession/raycast(_:in:)`` against a frame holding a

@@ -1,14 +1,15 @@
 import ARSim
 import ARSimEval
-import ARSimSynth
+import ARSimRun
 import Foundation
 
-/// `arsim eval RECORDING...`: replays each recording and scores it against its ground truth. Thin: it
-/// replays (``ReplayRun``), reads the ground truth, turns both into ARSimEval's values, and hands the
-/// pure metrics' results to ``EvaluationReport`` for stdout and the report files.
+/// `arsim eval RECORDING...`: replays each recording and scores it against its ground truth. Thin:
+/// ``RecordingEvaluator`` replays and scores; this parses the options and hands the results to
+/// ``EvaluationReport`` for stdout and the report files.
 enum EvalCommand {
   static let help = """
     usage: arsim eval RECORDING... [options]
+           arsim eval merge PART.json... [--json FILE] [--markdown FILE]
 
     Replays each recording (as arsim replay does, plane detection on) and scores the result
     against the recording's ground truth. Per recording:
@@ -31,6 +32,14 @@ enum EvalCommand {
     several recordings a batch table follows (mean, median, worst per metric). Tables go to
     stdout, progress to stderr; --json and --markdown are written atomically.
 
+    Sharded (a cluster array job; Tools/cluster): --shard K/N evaluates part K of N of the
+    recordings (those at positions i with i % N == K, K from 0) and --json writes the part
+    (format arsim-eval-part: the whole list, the options, the shard's evaluations), rewritten after
+    each recording; with --resume, recordings already in that part are not evaluated again.
+    `arsim eval merge` checks that the parts belong to one run (same recordings, options and N,
+    every shard once and complete) and prints and writes the report one run over the whole list
+    gives.
+
     options:
       --format auto|arsim|tum       recording layout (default auto)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels (overrides the recording's)
@@ -43,19 +52,22 @@ enum EvalCommand {
       --json FILE                   write the report as JSON
       --markdown FILE               write the report as Markdown
       --trajectory FILE             also write the estimated trajectory (TUM format; one RECORDING)
+      --shard K/N                   evaluate part K of N of the recordings; --json writes the part
+      --resume                      with --shard and --json: keep the results already in the part
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
     """
 
   static func run(_ arguments: [String]) throws -> Int32 {
+    if arguments.first == "merge" { return try EvalMergeCommand.run(Array(arguments.dropFirst())) }
     let args = try Arguments(
       arguments,
       valueOptions: [
         "format", "intrinsics", "mode", "scale", "trajectory", "planes", "json", "markdown", "target",
-        "alignment",
+        "alignment", "shard",
       ],
-      flagOptions: ["help"])
+      flagOptions: ["help", "resume"])
     if args.flag("help") {
       print(help)
       return 0
@@ -64,21 +76,7 @@ enum EvalCommand {
     guard args.positional.count == 1 || args.value("trajectory") == nil else {
       throw Arguments.UsageError("--trajectory takes one RECORDING")
     }
-    let target: ARRaycastQuery.Target =
-      switch try args.choice(
-        "target", ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"],
-        default: "existingPlaneGeometry")
-      {
-      case "existingPlaneInfinite": .existingPlaneInfinite
-      case "estimatedPlane": .estimatedPlane
-      default: .existingPlaneGeometry
-      }
-    let alignment: ARRaycastQuery.TargetAlignment =
-      switch try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any") {
-      case "horizontal": .horizontal
-      case "vertical": .vertical
-      default: .any
-      }
+    let (target, alignment) = try ReplayOptions.raycastChoices(args)
     let outputs = [args.value("json"), args.value("markdown")].compactMap { $0 }
     for path in outputs { try checkWritable(path) }
 
@@ -96,138 +94,63 @@ enum EvalCommand {
       }
       guard !folders.isEmpty else { throw Arguments.UsageError("none of the paths given is a recording") }
     }
-    var evaluations: [RecordingEvaluation] = []
-    for (k, folder) in folders.enumerated() {
-      if folders.count > 1 { printError("eval \(k + 1)/\(folders.count): \(folder)") }
-      evaluations.append(try evaluate(folder, arguments: args, target: target, alignment: alignment))
+    let shard = try args.value("shard").map { try Shard(parsing: $0) }
+    let replayOptions = try ReplayOptions(arguments: args)
+    guard let shard else {
+      guard !args.flag("resume") else {
+        throw Arguments.UsageError("--resume goes with --shard and --json (use --shard 0/1 for one part)")
+      }
+      var evaluations: [RecordingEvaluation] = []
+      for (k, folder) in folders.enumerated() {
+        if folders.count > 1 { printError("eval \(k + 1)/\(folders.count): \(folder)") }
+        evaluations.append(
+          try RecordingEvaluator.evaluate(
+            folder, options: replayOptions, target: target, alignment: alignment,
+            trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, folders.count)))
+      }
+      try report(evaluations, arguments: args)
+      return 0
     }
-    print(EvaluationReport.text(evaluations))
-    if let path = args.value("json") { try write(EvaluationReport.json(evaluations), to: path) }
-    if let path = args.value("markdown") { try write(EvaluationReport.markdown(evaluations), to: path) }
+    guard Set(folders).count == folders.count else {
+      throw Arguments.UsageError("--shard: a RECORDING is given twice")
+    }
+    var part = EvaluationPart(
+      recordings: folders, options: try ReplayOptions.resultValues(args), shard: shard)
+    if args.flag("resume") {
+      guard let path = args.value("json") else { throw Arguments.UsageError("--resume needs --json PART") }
+      if FileManager.default.fileExists(atPath: path) {
+        try part.resume(from: try EvaluationPart.load(path: path), path: path)
+      }
+    }
+    let share = part.shardRecordings
+    printError(
+      "eval: shard \(shard) holds \(share.count) of \(folders.count) recordings"
+        + (part.evaluations.isEmpty ? "" : ", \(part.evaluations.count) already evaluated"))
+    for folder in part.remainingRecordings {
+      let k = share.firstIndex(of: folder) ?? 0
+      printError("eval \(k + 1)/\(share.count) of shard \(shard): \(folder)")
+      part.add(
+        try RecordingEvaluator.evaluate(
+          folder, options: replayOptions, target: target, alignment: alignment,
+          trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, share.count)))
+      if let path = args.value("json") { try part.write(to: path) }
+    }
+    if let path = args.value("json") { try part.write(to: path) }
+    print(EvaluationReport.text(part.evaluations))
+    if let path = args.value("markdown") { try write(EvaluationReport.markdown(part.evaluations), to: path) }
     return 0
   }
 
-  /// Replays one recording and scores it.
-  static func evaluate(
-    _ folder: String, arguments args: Arguments, target: ARRaycastQuery.Target,
-    alignment: ARRaycastQuery.TargetAlignment
-  ) throws -> RecordingEvaluation {
-    let run = try ReplayRun(folder: folder, arguments: args)
-    run.collectsPlaneAnchors = !run.configuration.planeDetection.isEmpty
-    let truth = try GroundTruthPaths(folder: folder, format: run.info.format)
-    let referencePlanes = try truth.planes.map { path in try GroundTruthPlanesFile.load(path: path).planes }
-    let taps = try truth.taps.map(readTaps)
-    if let taps {
-      try run.collectTaps(
-        taps.enumerated().map { TapCaster.Tap(time: $1.timestamp, pixel: SIMD2($1.u, $1.v), id: $0) },
-        target: target, alignment: alignment)
-    }
-    try run.run()
-    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
-
-    let isMono = run.configuration.tracking.mode == .mono
-    let tracking = try evaluateTracking(
-      run.frames.map {
-        TrackedFrame(
-          timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
-          estimate: $0.worldFromOptical,
-          groundTruth: $0.groundTruth)
-      }, withScale: isMono)
-    var notes: [String] = []
-    var planes: PlaneEvaluation?
-    var raycasts: RaycastEvaluation?
-    let sessionToTruth = tracking.alignment
-    if sessionToTruth == nil {
-      notes.append("no ground-truth trajectory over 3 or more tracked frames: nothing is aligned or scored")
-    }
-    if isMono, let scale = sessionToTruth?.scale {
-      notes.append(
-        "monocular: anchors and hits are mapped by the Sim(3) alignment (scale \(String(format: "%.4f", scale)))"
-      )
-    }
-    var converter = AnchorConverter(alignment: sessionToTruth ?? .identity)
-    var references: [ReferencePlane] = []
-    if let referencePlanes {
-      let intrinsics = run.info.intrinsics
-      let fractions = seenFractions(
-        ofPolygons: referencePlanes.map(\.polygon), cameraPoses: run.frames.compactMap(\.groundTruth),
-        intrinsics: PinholeIntrinsics(
-          fx: intrinsics.fx, fy: intrinsics.fy, cx: intrinsics.cx, cy: intrinsics.cy, width: intrinsics.width,
-          height: intrinsics.height))
-      references = zip(referencePlanes, fractions).map { plane, fraction in
-        ReferencePlane(
-          id: plane.id, label: plane.label.rawValue,
-          alignment: SurfaceAlignment(rawValue: plane.alignment.rawValue) ?? .other,
-          plane: Plane(normal: plane.normal, offset: plane.offset), polygon: plane.polygon, area: plane.area,
-          firstSeen: plane.visibility.firstSeen, secondsSeen: plane.visibility.secondsSeen,
-          seenFraction: fraction)
-      }
-    } else {
-      notes.append("no ground-truth planes (planes.json): planes not scored")
-    }
-    if sessionToTruth != nil, referencePlanes != nil {
-      if run.configuration.planeDetection.isEmpty {
-        notes.append("plane detection is off (--planes none): planes not scored")
-      } else {
-        let final = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }.map { converter.convert($0) }
-        let history = run.frames.map { frame in
-          PlaneSnapshot(timestamp: frame.timestamp, planes: frame.planeAnchors.map { converter.convert($0) })
-        }
-        planes = evaluatePlanes(
-          references: references, detected: final, history: history, startTime: run.frames.first?.timestamp)
-      }
-    }
-    if let taps, let sessionToTruth {
-      let groundTruthByFrame = Dictionary(
-        run.frames.compactMap { frame in frame.groundTruth.map { (frame.index, $0) } },
-        uniquingKeysWith: { first, _ in first })
-      let referencesById = Dictionary(references.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-      let samples = run.tapCasts.map { cast in
-        let tap = taps[cast.tap.id]
-        let nearest = cast.results.first
-        let hit = nearest.map { result in
-          let p = result.worldTransform.columns.3
-          return sessionToTruth.apply(to: SIMD3<Double>(Double(p.x), Double(p.y), Double(p.z)))
-        }
-        let reference = referencesById[tap.planeId]
-        return RaycastSample(
-          timestamp: tap.timestamp, referenceId: tap.planeId, groundTruthPoint: tap.world,
-          groundTruthCamera: groundTruthByFrame[cast.frameIndex],
-          estimatedCamera: sessionToTruth.apply(to: cast.worldFromOptical), hit: hit,
-          hitIdentifier: nearest?.anchor?.identifier.uuidString,
-          isOnDetectedPlane: pointLiesOnDetectedPlane(
-            tap.world, reference: reference, planes: cast.planeAnchors.map { converter.convert($0) }))
-      }
-      raycasts = evaluateRaycasts(samples)
-    } else if taps == nil {
-      notes.append("no ground-truth taps (taps.txt): raycasts not scored")
-    }
-    return RecordingEvaluation(
-      recording: folder, mode: run.configuration.tracking.mode.rawValue,
-      gravitySource: run.session.gravitySource?.rawValue, notes: notes, tracking: tracking, planes: planes,
-      raycasts: raycasts)
+  /// Prints the report of `evaluations` and writes its `--json` and `--markdown` files.
+  static func report(_ evaluations: [RecordingEvaluation], arguments args: Arguments) throws {
+    print(EvaluationReport.text(evaluations))
+    if let path = args.value("json") { try write(EvaluationReport.json(evaluations), to: path) }
+    if let path = args.value("markdown") { try write(EvaluationReport.markdown(evaluations), to: path) }
   }
 
-  /// Reads `taps.txt`: `timestamp u v frame wx wy wz planeId` lines after `#` comments.
-  static func readTaps(_ path: String) throws -> [GroundTruthTap] {
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
-    var taps: [GroundTruthTap] = []
-    for (number, line) in String(decoding: data, as: UTF8.self).split(
-      separator: "\n", omittingEmptySubsequences: false
-    ).enumerated() {
-      let trimmed = line.trimmingCharacters(in: .whitespaces)
-      if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-      guard let tap = GroundTruthTap(line: Substring(trimmed)), tap.timestamp.isFinite, tap.u.isFinite,
-        tap.v.isFinite, tap.world.x.isFinite, tap.world.y.isFinite, tap.world.z.isFinite
-      else {
-        throw RecordingError(
-          file: path, line: number + 1, "expected 'timestamp u v frame wx wy wz planeId' with finite numbers")
-      }
-      taps.append(tap)
-    }
-    return taps
+  /// The replay progress label of recording `k` of `count`.
+  static func progressLabel(_ k: Int, _ count: Int) -> String {
+    count > 1 ? "replay \(k + 1)/\(count)" : "replay"
   }
 
   /// Fails early, before a long replay, when a report cannot be written to `path`.
@@ -245,52 +168,5 @@ enum EvalCommand {
     let file = try OutputFile(path: path)
     try file.write(text.hasSuffix("\n") ? String(text.dropLast()) : text)
     try file.close()
-  }
-}
-
-/// The ground-truth files of a recording: those `session.json` names (ARSim format), else `planes.json`
-/// and `taps.txt` in the folder when present.
-struct GroundTruthPaths {
-  var planes: String?
-  var taps: String?
-
-  init(folder: String, format: RecordingFormat) throws {
-    var named: RecordingSession.GroundTruthFiles?
-    if format == .arsim { named = try RecordingSession.load(folder: folder).groundTruth }
-    func locate(_ name: String?, _ fallback: String) throws -> String? {
-      if let name {
-        let path = folder + "/" + name
-        guard FileManager.default.fileExists(atPath: path) else {
-          throw RecordingError(file: path, "no such file (named in \(folder)/session.json)")
-        }
-        return path
-      }
-      let path = folder + "/" + fallback
-      return FileManager.default.fileExists(atPath: path) ? path : nil
-    }
-    planes = try locate(named?.planes, "planes.json")
-    taps = try locate(named?.taps, "taps.txt")
-  }
-}
-
-/// Turns plane anchors into ARSimEval's values in the ground-truth world, once per anchor object
-/// (anchors are immutable; an update is a new object).
-struct AnchorConverter {
-  let alignment: Similarity
-  private var cache: [ObjectIdentifier: DetectedPlane] = [:]
-
-  init(alignment: Similarity) { self.alignment = alignment }
-
-  mutating func convert(_ anchor: ARPlaneAnchor) -> DetectedPlane {
-    if let known = cache[ObjectIdentifier(anchor)] { return known }
-    let plane = DetectedPlane(
-      identifier: anchor.identifier.uuidString,
-      alignment: anchor.alignment == .horizontal ? .horizontal : .vertical,
-      classification: "\(anchor.classification)", worldFromAnchor: RigidTransform(matrix: anchor.transform),
-      center: SIMD3<Double>(anchor.center),
-      boundary: anchor.geometry.boundaryVertices.map { SIMD3<Double>($0) }
-    ).transformed(by: alignment)
-    cache[ObjectIdentifier(anchor)] = plane
-    return plane
   }
 }

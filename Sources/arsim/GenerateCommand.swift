@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import ARSimSynth
 import Foundation
 
@@ -77,11 +78,14 @@ enum GenerateCommand {
     {
       scene = scene.scaled(by: scale)
     }
-    if let fps = try number(args, "fps", Double.init, valid: { $0 > 0 && $0.isFinite }, "a positive number") {
+    if let fps = try number(
+      args, "fps", Double.init, valid: { (1...1000).contains($0) }, "a number in 1...1000")
+    {
       scene.frameRate = fps
     }
     if let duration = try number(
-      args, "duration", Double.init, valid: { $0 > 0 && $0.isFinite }, "a positive number")
+      args, "duration", Double.init, valid: { $0 > 0 && $0 <= SyntheticScene.maxDuration },
+      "a positive number of at most \(SyntheticScene.maxDuration) seconds")
     {
       scene.duration = duration
     }
@@ -93,6 +97,7 @@ enum GenerateCommand {
     {
       scene.sensors.depth?.noise = noise
     }
+    try validate(scene, changedBy: args, scenePath: scenePath)
     let start = Date()
     let renderer = try SceneRenderer(scene: scene, source: scenePath)
     let setupSeconds = Date().timeIntervalSince(start)
@@ -104,8 +109,15 @@ enum GenerateCommand {
     let folder = args.positional[1]
     try prepare(folder: folder, overwrite: args.flag("overwrite"))
     let progress = ProgressBar(label: "generate", total: min(scene.frameCount, options.maxFrames ?? .max))
-    let summary = try SessionGenerator.generate(renderer, to: folder, options: options) { done, _ in
-      progress.update(done)
+    let summary: GenerationSummary
+    do {
+      summary = try SessionGenerator.generate(renderer, to: folder, options: options) { done, _ in
+        progress.update(done)
+      }
+    } catch {
+      // No half recording: `prepare` left the folder new or empty of these entries.
+      for entry in recordingEntries { try? FileManager.default.removeItem(atPath: folder + "/" + entry) }
+      throw error
     }
     progress.finish()
     print(report(summary, scene: scene, scenePath: scenePath))
@@ -115,6 +127,20 @@ enum GenerateCommand {
         format: "timing: textures %.0f ms; rendering %.1f ms per frame (median)", setupSeconds * 1000, median)
     )
     return 0
+  }
+
+  /// Checks the scene again after the options changed it, blaming the options (not the scene's keys)
+  /// for what they broke: `--scale 1e-6` leaves no pixels.
+  static func validate(_ scene: SyntheticScene, changedBy args: Arguments, scenePath: String) throws {
+    do {
+      try scene.validate(source: scenePath)
+    } catch {
+      let given = ["scale", "fps", "duration", "depth-noise"].compactMap { name in
+        args.value(name).map { "--\(name) \($0)" }
+      }
+      let what = error.key.isEmpty ? error.message : "\(error.key) \(error.message)"
+      throw Arguments.UsageError("\(given.joined(separator: " ")): with these options \(scenePath)'s \(what)")
+    }
   }
 
   /// Renders frames without writing them and prints the median time per frame.

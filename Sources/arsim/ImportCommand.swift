@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 /// `arsim import SRC OUT [--format ...]`: converts a recording (a phone app's export above all)
@@ -24,13 +25,13 @@ enum ImportCommand {
       print(help)
       return 0
     }
-    guard args.positional.count == 2 else { throw Arguments.UsageError("expected SRC and OUT (see --help)") }
+    guard args.positional.count == 2 else { throw UsageError("expected SRC and OUT (see --help)") }
     let (sourcePath, out) = (args.positional[0], args.positional[1])
     let formatName = try args.choice(
       "format", ["auto"] + RecordingFormat.allCases.map(\.rawValue), default: "auto")
     let qualityText = args.value("quality") ?? "95"
     guard let quality = Int(qualityText), (1...100).contains(quality) else {
-      throw Arguments.UsageError("--quality must be 1...100, got '\(qualityText)'")
+      throw UsageError("--quality must be 1...100, got '\(qualityText)'")
     }
     guard !FileManager.default.fileExists(atPath: out) else {
       throw RecordingError(file: out, "already exists; importing never overwrites")

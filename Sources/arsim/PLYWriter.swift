@@ -1,3 +1,4 @@
+import ARSimRun
 import Foundation
 
 /// ASCII PLY files (the Stanford polygon format that MeshLab, Open3D and CloudCompare read), written

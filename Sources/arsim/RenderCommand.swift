@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import ARSimSynth
 import Foundation
 
@@ -71,7 +72,7 @@ enum RenderCommand {
       every = n
     }
     let folder = args.positional[0]
-    let run = try ReplayRun(folder: folder, arguments: args, decodeColor: true)
+    let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args, decodeColor: true))
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {
@@ -81,12 +82,12 @@ enum RenderCommand {
       folder: out, every: every ?? defaultEvery(frameRate: run.info.frameRate), video: args.flag("video"),
       frameRate: run.info.frameRate ?? 30)
     try run.logEvents(to: out + "/events.jsonl")
+    try run.streamTrajectory(to: out + "/trajectory.tum")
     run.onFrame = { frame, _ in try renderer.add(frame) }
     try run.run()
     try renderer.finish()
 
     var written = renderer.written
-    try run.writeTrajectory(to: out + "/trajectory.tum")
     written.append(out + "/trajectory.tum")
     written.append(out + "/events.jsonl")
 

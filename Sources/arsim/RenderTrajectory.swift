@@ -1,5 +1,6 @@
 import ARSim
 import ARSimEval
+import ARSimRun
 import Foundation
 
 /// The top-down SVG of `arsim render` (`trajectory.svg`): the estimated trajectory beside the ground

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 /// `arsim replay RECORDING [options]`: reads a recording frame by frame and prints a summary.
@@ -46,32 +47,17 @@ enum ReplayCommand {
         args.positional.isEmpty
           ? "missing RECORDING (see --help)" : "expected one RECORDING, got \(args.positional.count)")
     }
-    let targetName = try args.choice(
-      "target", ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"],
-      default: "existingPlaneGeometry")
-    let alignmentName = try args.choice("alignment", ["any", "horizontal", "vertical"], default: "any")
+    let (target, alignment) = try ReplayOptions.raycastChoices(args)
     if (args.value("taps") == nil) != (args.value("hits") == nil) {
       throw Arguments.UsageError("--taps and --hits go together")
     }
-    let run = try ReplayRun(folder: args.positional[0], arguments: args)
+    let run = try ReplayRun(folder: args.positional[0], options: try ReplayOptions(arguments: args))
     if let path = args.value("events") { try run.logEvents(to: path) }
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
-      let target: ARRaycastQuery.Target =
-        switch targetName {
-        case "existingPlaneInfinite": .existingPlaneInfinite
-        case "estimatedPlane": .estimatedPlane
-        default: .existingPlaneGeometry
-        }
-      let alignment: ARRaycastQuery.TargetAlignment =
-        switch alignmentName {
-        case "horizontal": .horizontal
-        case "vertical": .vertical
-        default: .any
-        }
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
+    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
     try run.run()
-    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     print(run.summary.report(info: run.info))
     print("tracking: \(run.configuration.tracking.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
@@ -94,51 +80,5 @@ enum ReplayCommand {
           median(run.frames.map(\.readSeconds)), median(tracking), median(run.frames.map(\.planeSeconds))))
     }
     return 0
-  }
-}
-
-/// Counts what a replay saw; its report is deterministic for a given recording.
-struct ReplaySummary {
-  var frames = 0
-  var firstTimestamp: Double?
-  var lastTimestamp: Double?
-  var depthFrames = 0
-  var validDepth = 0
-  var depthPixels = 0
-  var imuSamples = 0
-  var groundTruthPoses = 0
-
-  mutating func add(_ frame: RecordedFrame) {
-    frames += 1
-    firstTimestamp = firstTimestamp ?? frame.timestamp
-    lastTimestamp = frame.timestamp
-    if let depth = frame.depth {
-      depthFrames += 1
-      depthPixels += depth.metres.count
-      validDepth += depth.metres.reduce(0) { $0 + ($1.isFinite ? 1 : 0) }
-    }
-    imuSamples += frame.imu.count
-    if frame.groundTruth != nil { groundTruthPoses += 1 }
-  }
-
-  func report(info: RecordingInfo) -> String {
-    let k = info.intrinsics
-    let duration = (lastTimestamp ?? 0) - (firstTimestamp ?? 0)
-    var lines = [
-      "recording: \(info.path) (\(info.format.rawValue))",
-      "camera: \(k.width)x\(k.height), fx \(k.fx) fy \(k.fy) cx \(k.cx) cy \(k.cy) (from \(info.intrinsicsSource))",
-      String(format: "frames: %d over %.3f s", frames, duration),
-      "depth: \(depthFrames) frames"
-        + (depthPixels > 0
-          ? String(format: ", %.1f%% valid pixels", 100 * Double(validDepth) / Double(depthPixels)) : ""),
-      "imu: \(imuSamples) samples",
-      (info.referenceKind == .arkit ? "reference (ARKit's poses): " : "ground truth: ")
-        + "\(groundTruthPoses) poses",
-    ]
-    lines += info.notes.map { "note: " + $0 }
-    if frames > 0, let first = firstTimestamp, let last = lastTimestamp {
-      lines.append(String(format: "time: %.6f to %.6f", first, last))
-    }
-    return lines.joined(separator: "\n")
   }
 }

@@ -1,3 +1,4 @@
+import ARSimRun
 import Foundation
 
 /// A small SVG 1.1 document builder: elements are appended in drawing order (later ones on top);

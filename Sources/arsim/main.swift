@@ -1,4 +1,5 @@
 import ARSim
+import ARSimRun
 import Foundation
 
 // arsim: the command-line tool. Thin by design: each command parses its options, calls the
@@ -50,4 +51,6 @@ func runCommand(_ arguments: [String]) -> Int32 {
   }
 }
 
-exit(runCommand(Array(CommandLine.arguments.dropFirst())))
+let status = runCommand(Array(CommandLine.arguments.dropFirst()))
+if status != 0 { TemporaryFiles.removeAll() }
+exit(status)

@@ -228,8 +228,12 @@ func truthFromSession(_ frame: ARFrame, _ recorded: RecordedFrame) -> RigidTrans
     // Reset: every anchor goes, with its entities; scanning starts over and finds planes again.
     let planesBefore = Set(app.planesAdded.map(\.identifier))
     let statesBefore = app.trackingStates.count
+    let chairsBefore = app.chairs.count
     app.reset()
     #expect(session.anchors.isEmpty)
+    // As in ARKit, the removal is not called back from inside `run`: it comes with the next frame.
+    #expect(app.chairs.count == chairsBefore && chair.scene != nil)
+    try replay.step()
     #expect(app.chairs.isEmpty && chair.scene == nil && !chair.isAnchored)
     #expect(app.arView.scene.anchors.count == 1 && app.arView.scene.anchors[0] === app.previewAnchor)
     let resetTime = try #require(session.currentFrame?.timestamp)

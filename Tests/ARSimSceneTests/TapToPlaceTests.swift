@@ -208,7 +208,7 @@ struct TapPlacementRun: Sendable {
         }),
         let anchor = session.anchors.first(where: { $0.identifier == identifier })
       {
-        explicitlyRemoved = (entity, entity.children)
+        explicitlyRemoved = (entity, Array(entity.children))
         run.explicitlyRemovedCups = entity.children.count
         session.remove(anchor: anchor)
       }

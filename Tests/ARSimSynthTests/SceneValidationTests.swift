@@ -71,7 +71,7 @@ import Testing
   @Test func negativeDurationNamesTheKey() throws {
     let error = try error { $0["duration"] = -1 }
     #expect(error.key == "duration")
-    #expect(error.description == "bad.json: duration: must be a positive number (seconds), got -1.0")
+    #expect(error.description == "bad.json: duration: must be in 1e-06...3600.0, got -1.0")
   }
 
   @Test func unknownLabelNamesTheKeyAndTheChoices() throws {

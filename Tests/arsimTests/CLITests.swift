@@ -16,6 +16,21 @@ import Testing
     #expect(result.stderr.contains("replay: 4/4 frames"))
   }
 
+  /// Progress on a stderr that is not a terminal: a plain line at every tenth of the frames with the
+  /// rate and the time left, the last with the time taken; no bar, no carriage returns.
+  @Test func progressIsPlainLinesWhenStderrIsNotATerminal() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 20)
+    let result = try CLI.run(["replay", folder, "--planes", "none"])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(!result.stderr.contains("\r"))
+    let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("replay: ") }
+    #expect(lines.map { $0.split(separator: " ")[1] } == (1...10).map { "\($0 * 2)/20" })
+    let rate = #/^replay: \d+/20 frames, \d+(\.\d)? frames/s, (ETA|in) (\d+ s|\d+:\d\d|\?)$/#
+    for line in lines { #expect(line.wholeMatch(of: rate) != nil, "\(line)") }
+    #expect(lines.last?.contains(", in ") == true)
+    #expect(lines.dropLast().allSatisfy { $0.contains(", ETA ") })
+  }
+
   @Test func replaysATUMFolder() throws {
     let folder = try RecordingFixtures.writeTUM(frames: 3, sidecar: false)
     let result = try CLI.run(["replay", folder, "--intrinsics", "40,40,15.5,11.5", "--planes", "none"])

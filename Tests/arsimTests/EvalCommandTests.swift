@@ -95,7 +95,7 @@ import Testing
     #expect(badTaps.status == 1)
     #expect(
       badTaps.stderr.hasSuffix(
-        "\(folder)/taps.txt:2: expected 'timestamp u v frame wx wy wz planeId' with finite numbers\n"))
+        "\(folder)/taps.txt:2: expected 'timestamp u v frame wx wy wz planeId', got 6 fields\n"))
   }
 
   @Test func aGlobOfDatasetsSkipsWhatIsNotARecording() throws {

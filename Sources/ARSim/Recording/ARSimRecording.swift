@@ -14,8 +14,10 @@ public struct RecordingSession: Codable, Sendable, Equatable {
   /// The depth maps' intrinsics and size when depth has its own resolution (phone recordings);
   /// nil when depth is registered at the image's size.
   public var depthCamera: CameraIntrinsics?
-  /// Metres per unit of the 16-bit depth PNGs (0.001 for millimetres).
+  /// Metres per unit of the 16-bit depth PNGs (0.001 for millimetres), in ``depthScaleRange``.
   public var depthScale: Double
+  /// The accepted `depthScale` values: a micrometre to 10 cm per unit.
+  public static let depthScaleRange = 1e-6...0.1
   /// Nominal frame rate in Hz.
   public var frameRate: Double?
   /// The sensors recorded.
@@ -91,9 +93,7 @@ public struct RecordingSession: Codable, Sendable, Equatable {
   /// Reads and checks `session.json` in `folder`.
   public static func load(folder: String) throws(RecordingError) -> RecordingSession {
     let path = folder + "/session.json"
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "no such file")
-    }
+    let data = Data(try StrictJSON.contents(path))
     let session: RecordingSession
     do {
       session = try JSONDecoder().decode(RecordingSession.self, from: data)
@@ -118,8 +118,28 @@ public struct RecordingSession: Codable, Sendable, Equatable {
     }
     _ = try session.camera.validated(source: path)
     _ = try session.depthCamera?.validated(source: path + " (depthCamera)")
-    guard session.depthScale.isFinite, session.depthScale > 0 else {
-      throw RecordingError(file: path, "depthScale must be a positive number, got \(session.depthScale)")
+    let camera = session.camera
+    guard camera.width <= ImageCodec.maxDimension, camera.height <= ImageCodec.maxDimension,
+      camera.width * camera.height <= ImageCodec.maxPixels
+    else {
+      throw RecordingError(
+        file: path,
+        "camera is \(camera.width)x\(camera.height), more than the \(ImageCodec.maxDimension) pixels a side (\(ImageCodec.maxPixels) in all) images may have"
+      )
+    }
+    guard depthScaleRange.contains(session.depthScale) else {
+      throw RecordingError(
+        file: path,
+        "depthScale must be in \(depthScaleRange.lowerBound)...\(depthScaleRange.upperBound) metres per unit, got \(session.depthScale)"
+      )
+    }
+    let named: [(String, String?)] = [
+      ("frames", session.frames), ("imu", session.imu), ("video", session.video),
+      ("groundTruth.trajectory", session.groundTruth?.trajectory),
+      ("groundTruth.planes", session.groundTruth?.planes), ("groundTruth.taps", session.groundTruth?.taps),
+    ]
+    for case let (key, name?) in named where name.isEmpty || name.contains("\0") {
+      throw RecordingError(file: path, "'\(key)' must name a file, got \"\(name)\"")
     }
     if let rate = session.frameRate, !(rate.isFinite && rate > 0) {
       throw RecordingError(file: path, "frameRate must be a positive number, got \(rate)")
@@ -164,9 +184,10 @@ public struct ARSimRecordingSource: FrameSource {
         guard fields.count == 7 else {
           throw reader.error("expected 'timestamp ax ay az gx gy gz', got \(fields.count) fields")
         }
-        var v: [Double] = []
-        for (field, name) in zip(fields, ["timestamp", "ax", "ay", "az", "gx", "gy", "gz"]) {
-          v.append(try reader.number(field, name))
+        var v = [try reader.timestamp(fields[0])]
+        for (field, name) in zip(fields[1...], ["ax", "ay", "az", "gx", "gy", "gz"]) {
+          let bound = name.hasPrefix("a") ? LineReader.maxAcceleration : LineReader.maxRotationRate
+          v.append(try reader.number(field, name, within: bound))
         }
         return IMUSample(
           timestamp: v[0], acceleration: SIMD3(v[1], v[2], v[3]), rotationRate: SIMD3(v[4], v[5], v[6]))
@@ -206,11 +227,15 @@ public struct ARSimRecordingSource: FrameSource {
   }
 
   public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
-    guard let fields = try index.nextRecord() else { return nil }
+    guard let fields = try index.nextRecord() else {
+      try imu?.finish()
+      try trajectory?.finish()
+      return nil
+    }
     guard fields.count == 3 || fields.count == 4 else {
       throw index.error("expected 'timestamp image depth [confidence]', got \(fields.count) fields")
     }
-    let timestamp = try index.number(fields[0], "timestamp")
+    let timestamp = try index.timestamp(fields[0])
     guard timestamp > lastTimestamp else {
       throw index.error("timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
     }

@@ -5,14 +5,19 @@ import Foundation
 enum FrameFiles {
   /// Reads a whole file's bytes.
   static func bytes(_ path: String, listedIn index: String, line: Int) throws(RecordingError) -> [UInt8] {
-    guard FileManager.default.fileExists(atPath: path) else {
-      throw RecordingError(file: path, "no such file (listed in \(index) line \(line))")
-    }
-    guard let data = FileManager.default.contents(atPath: path) else {
-      throw RecordingError(file: path, "cannot be read")
+    let data: [UInt8]
+    do {
+      data = try InputFile.contents(path)
+    } catch {
+      throw RecordingError(file: path, "\(error.message) (listed in \(index) line \(line))")
     }
     guard !data.isEmpty else { throw RecordingError(file: path, "is empty") }
-    return [UInt8](data)
+    do {
+      try ImageCodec.checkFormat(data, path: path)
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+    return data
   }
 
   /// Decodes an image file (PNG or JPEG) and checks its size against the intrinsics.

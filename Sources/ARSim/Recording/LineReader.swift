@@ -13,39 +13,33 @@ package final class LineReader {
   /// The number of the line most recently returned (0 before the first).
   package private(set) var lineNumber = 0
 
-  /// Opens `path` for reading.
-  /// - Throws: ``RecordingError`` when the file does not exist or cannot be read.
+  /// Opens `path` for reading: a regular file (see ``InputFile``), UTF-8 text with lines of at
+  /// most ``InputFile/maxLineBytes`` bytes.
+  /// - Throws: ``RecordingError`` when the file does not exist, is not a regular file or cannot be read.
   package init(path: String) throws(RecordingError) {
     self.path = path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-      throw RecordingError(file: path, "no such file")
-    }
-    guard !isDirectory.boolValue else {
-      throw RecordingError(file: path, "is a directory, expected a text file")
-    }
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw RecordingError(file: path, "cannot be opened for reading")
-    }
-    self.handle = handle
+    let descriptor = try InputFile.open(path).descriptor
+    handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
   }
-
-  deinit { try? handle.close() }
 
   /// Returns the next line without its terminator, or nil at the end of the file.
   package func nextLine() throws(RecordingError) -> String? {
     while true {
       if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
-        let line = decode(buffer[start..<newline])
-        start = newline + 1
         lineNumber += 1
+        let line = try decode(buffer[start..<newline])
+        start = newline + 1
         return line
+      }
+      if buffer.count - start > InputFile.maxLineBytes {
+        throw RecordingError(
+          file: path, line: lineNumber + 1, "line is longer than \(InputFile.maxLineBytes) bytes")
       }
       if atEOF {
         guard start < buffer.count else { return nil }
-        let line = decode(buffer[start...])
-        start = buffer.count
         lineNumber += 1
+        let line = try decode(buffer[start...])
+        start = buffer.count
         return line
       }
       buffer.removeFirst(start)
@@ -56,7 +50,14 @@ package final class LineReader {
       } catch {
         throw RecordingError(file: path, "read failed: \(error.localizedDescription)")
       }
-      if let chunk, !chunk.isEmpty { buffer.append(contentsOf: chunk) } else { atEOF = true }
+      if let chunk, !chunk.isEmpty {
+        if lineNumber == 0, buffer.isEmpty {
+          try InputFile.checkText([UInt8](chunk.prefix(64))[...], path: path)
+        }
+        buffer.append(contentsOf: chunk)
+      } else {
+        atEOF = true
+      }
     }
   }
 
@@ -71,10 +72,13 @@ package final class LineReader {
     return nil
   }
 
-  private func decode(_ bytes: ArraySlice<UInt8>) -> String {
+  private func decode(_ bytes: ArraySlice<UInt8>) throws(RecordingError) -> String {
     var slice = bytes
     if slice.last == UInt8(ascii: "\r") { slice = slice.dropLast() }
-    return String(decoding: slice, as: UTF8.self)
+    if lineNumber == 1, slice.starts(with: [0xEF, 0xBB, 0xBF]) { slice = slice.dropFirst(3) }
+    guard !slice.contains(0) else { throw error("holds a NUL byte; expected UTF-8 text") }
+    guard let line = String(validating: slice, as: UTF8.self) else { throw error("is not UTF-8 text") }
+    return line
   }
 
   /// An error at the current line of this file.
@@ -89,4 +93,29 @@ package final class LineReader {
     }
     return value
   }
+
+  /// Parses a field as a finite number of magnitude at most `bound`, or throws naming this line.
+  package func number(_ field: Substring, _ what: String, within bound: Double) throws(RecordingError)
+    -> Double
+  {
+    let value = try number(field, what)
+    guard abs(value) <= bound else {
+      throw error("\(what) \(value) is out of range (at most \(bound) in magnitude)")
+    }
+    return value
+  }
+
+  /// Parses a timestamp in seconds: finite, of magnitude at most ``maxTimestamp``.
+  package func timestamp(_ field: Substring) throws(RecordingError) -> Double {
+    try number(field, "timestamp", within: Self.maxTimestamp)
+  }
+
+  /// The largest timestamp accepted, in seconds (about 3,000 years; Unix time in seconds fits).
+  package static let maxTimestamp = 1e11
+  /// The largest coordinate accepted in a pose or point, metres.
+  package static let maxCoordinate = 1e6
+  /// The largest specific force accepted from an accelerometer, m/s² per axis (about 200 g).
+  package static let maxAcceleration = 2000.0
+  /// The largest angular rate accepted from a gyroscope, rad/s per axis.
+  package static let maxRotationRate = 100.0
 }

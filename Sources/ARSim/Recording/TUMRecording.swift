@@ -54,23 +54,22 @@ public struct TUMRecordingSource: FrameSource {
     let (intrinsics, source) = try Self.intrinsics(folder: folder, options: options, size: size)
 
     rgb = try LineReader(path: rgbPath)
-    let fm = FileManager.default
     depthIndex =
-      fm.fileExists(atPath: folder + "/depth.txt") ? try LineReader(path: folder + "/depth.txt") : nil
+      try InputFile.exists(folder + "/depth.txt") ? try LineReader(path: folder + "/depth.txt") : nil
     imu =
-      fm.fileExists(atPath: folder + "/accelerometer.txt")
+      try InputFile.exists(folder + "/accelerometer.txt")
       ? try IMUStream(path: folder + "/accelerometer.txt") { reader, fields throws(RecordingError) in
         guard fields.count == 4 else {
           throw reader.error("expected 'timestamp ax ay az', got \(fields.count) fields")
         }
-        var v: [Double] = []
-        for (field, name) in zip(fields, ["timestamp", "ax", "ay", "az"]) {
-          v.append(try reader.number(field, name))
+        var v = [try reader.timestamp(fields[0])]
+        for (field, name) in zip(fields[1...], ["ax", "ay", "az"]) {
+          v.append(try reader.number(field, name, within: LineReader.maxAcceleration))
         }
         return IMUSample(timestamp: v[0], acceleration: SIMD3(v[1], v[2], v[3]), rotationRate: nil)
       } : nil
     trajectory =
-      fm.fileExists(atPath: folder + "/groundtruth.txt")
+      try InputFile.exists(folder + "/groundtruth.txt")
       ? try TrajectoryStream(path: folder + "/groundtruth.txt", maxGap: 0.1) : nil
     info = RecordingInfo(
       path: folder, format: .tum, intrinsics: intrinsics, intrinsicsSource: source,
@@ -87,7 +86,7 @@ public struct TUMRecordingSource: FrameSource {
       )
     }
     let sidecar = folder + "/intrinsics.txt"
-    if FileManager.default.fileExists(atPath: sidecar) {
+    if try InputFile.exists(sidecar) {
       let reader = try LineReader(path: sidecar)
       guard let fields = try reader.nextRecord() else { throw RecordingError(file: sidecar, "is empty") }
       let source = "\(sidecar):\(reader.lineNumber)"
@@ -119,16 +118,7 @@ public struct TUMRecordingSource: FrameSource {
     guard let depthIndex else { return nil }
     let window = Self.associationWindow
     while !depthFinished, depthWindow.last.map({ $0.time <= time + window }) ?? true {
-      guard let fields = try depthIndex.nextRecord() else {
-        depthFinished = true
-        break
-      }
-      guard fields.count >= 2 else { throw depthIndex.error("expected 'timestamp filename'") }
-      let t = try depthIndex.number(fields[0], "timestamp")
-      if let last = depthWindow.last, t <= last.time {
-        throw depthIndex.error("timestamp \(t) is not after the previous depth image's \(last.time)")
-      }
-      depthWindow.append((t, fields[1], depthIndex.lineNumber))
+      try readDepthRecord(depthIndex)
     }
     depthWindow.removeAll { $0.time < time - window }
     let best = depthWindow.filter { abs($0.time - time) <= window }.min {
@@ -137,12 +127,40 @@ public struct TUMRecordingSource: FrameSource {
     return best.map { ($0.file, $0.line) }
   }
 
+  /// Reads the next line of `depth.txt` into the window (checked), or notes its end.
+  private mutating func readDepthRecord(_ depthIndex: LineReader) throws(RecordingError) {
+    guard let fields = try depthIndex.nextRecord() else {
+      depthFinished = true
+      return
+    }
+    guard fields.count >= 2 else { throw depthIndex.error("expected 'timestamp filename'") }
+    let t = try depthIndex.timestamp(fields[0])
+    if let last = depthWindow.last, t <= last.time {
+      throw depthIndex.error("timestamp \(t) is not after the previous depth image's \(last.time)")
+    }
+    depthWindow.append((t, fields[1], depthIndex.lineNumber))
+    if depthWindow.count > 64 { depthWindow.removeFirst() }
+  }
+
+  /// After the last frame: reads and checks what is left of the streamed files, so that a damaged
+  /// line anywhere fails the run (memory stays flat).
+  private mutating func finishStreams() throws(RecordingError) {
+    if let depthIndex {
+      while !depthFinished { try readDepthRecord(depthIndex) }
+    }
+    try imu?.finish()
+    try trajectory?.finish()
+  }
+
   public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
-    guard let fields = try rgb.nextRecord() else { return nil }
+    guard let fields = try rgb.nextRecord() else {
+      try finishStreams()
+      return nil
+    }
     guard fields.count == 2 else {
       throw rgb.error("expected 'timestamp filename', got \(fields.count) fields")
     }
-    let timestamp = try rgb.number(fields[0], "timestamp")
+    let timestamp = try rgb.timestamp(fields[0])
     guard timestamp > lastTimestamp else {
       throw rgb.error("timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
     }
@@ -180,8 +198,8 @@ public enum Recording {
     guard isDirectory.boolValue else {
       throw RecordingError(file: folder, "is a file, expected a recording folder")
     }
-    if FileManager.default.fileExists(atPath: folder + "/session.json") { return .arsim }
-    if FileManager.default.fileExists(atPath: folder + "/rgb.txt") { return .tum }
+    if try InputFile.exists(folder + "/session.json") { return .arsim }
+    if try InputFile.exists(folder + "/rgb.txt") { return .tum }
     if StrayScannerRecordingSource.recognizes(folder: folder) { return .stray }
     if Record3DRecordingSource.recognizes(path: folder) { return .record3d }
     if ARKitScenesRecordingSource.recognizes(folder: folder) { return .arkitscenes }

@@ -22,13 +22,7 @@ final class IMUStream {
     var out: [IMUSample] = []
     while true {
       if pending == nil {
-        guard let fields = try reader.nextRecord() else { break }
-        guard let sample = try parse(reader, fields) else { continue }
-        guard sample.timestamp > lastTimestamp else {
-          throw reader.error(
-            "timestamp \(sample.timestamp) is not after the previous sample's \(lastTimestamp)")
-        }
-        lastTimestamp = sample.timestamp
+        guard let sample = try readSample() else { break }
         pending = sample
       }
       guard let sample = pending, sample.timestamp <= time else { break }
@@ -36,6 +30,27 @@ final class IMUStream {
       pending = nil
     }
     return out
+  }
+
+  private func readSample() throws(RecordingError) -> IMUSample? {
+    var parsed: IMUSample?
+    while parsed == nil {
+      guard let fields = try reader.nextRecord() else { return nil }
+      parsed = try parse(reader, fields)
+    }
+    let sample = parsed!
+    guard sample.timestamp > lastTimestamp else {
+      throw reader.error("timestamp \(sample.timestamp) is not after the previous sample's \(lastTimestamp)")
+    }
+    lastTimestamp = sample.timestamp
+    return sample
+  }
+
+  /// Reads and checks the rest of the file (after the last frame), so that a damaged line anywhere
+  /// fails the run; memory stays flat.
+  func finish() throws(RecordingError) {
+    pending = nil
+    while try readSample() != nil {}
   }
 }
 
@@ -60,8 +75,9 @@ final class TrajectoryStream {
       throw reader.error("expected 'timestamp tx ty tz qx qy qz qw', got \(fields.count) fields")
     }
     var values: [Double] = []
-    for (field, name) in zip(fields.prefix(8), ["timestamp", "tx", "ty", "tz", "qx", "qy", "qz", "qw"]) {
-      values.append(try reader.number(field, name))
+    values.append(try reader.timestamp(fields[0]))
+    for (field, name) in zip(fields[1..<8], ["tx", "ty", "tz", "qx", "qy", "qz", "qw"]) {
+      values.append(try reader.number(field, name, within: LineReader.maxCoordinate))
     }
     let norm = (values[4...7].map { $0 * $0 }.reduce(0, +)).squareRoot()
     guard abs(norm - 1) < 1e-3 else { throw reader.error("quaternion has length \(norm), expected 1") }
@@ -72,6 +88,19 @@ final class TrajectoryStream {
       throw reader.error("not a valid pose")
     }
     return (values[0], pose)
+  }
+
+  /// Reads and checks the rest of the file (after the last frame), so that a damaged line anywhere
+  /// fails the run; memory stays flat.
+  func finish() throws(RecordingError) {
+    while !finished {
+      if let next = try readPose() {
+        before = after
+        after = next
+      } else {
+        finished = true
+      }
+    }
   }
 
   /// The interpolated pose at `time`, or nil when the trajectory does not cover it.

@@ -19,8 +19,14 @@ open class ARConfiguration: @unchecked Sendable {
 
   /// How the world's axes are chosen. Default `.gravity`.
   public var worldAlignment: WorldAlignment = .gravity
-  /// Light estimation is not computed by ARSim; kept so that app code ports. Default true.
+  /// Whether frames carry an `ARFrame.lightEstimate`, computed from the captured image. Default true.
   public var isLightEstimationEnabled = true
+  /// Extra per-frame data to compute (see ``supportsFrameSemantics(_:)``). Default none. ARSim's frames
+  /// carry `sceneDepth` whenever the recording has depth, whatever this says.
+  public var frameSemantics: FrameSemantics = []
+  /// The camera format (see ``supportedVideoFormats``): accepted; frames always have the recording's
+  /// resolution and rate.
+  public var videoFormat: VideoFormat = .recording
   /// How the camera is tracked (ARSim's addition; ARKit has no such knob). The mode follows the
   /// recording (RGB-D when it has depth) unless set explicitly here.
   public var tracking = TrackerOptions()
@@ -42,6 +48,8 @@ open class ARConfiguration: @unchecked Sendable {
     isLightEstimationEnabled = other.isLightEstimationEnabled
     tracking = other.tracking
     trackingModeFollowsRecording = other.trackingModeFollowsRecording
+    frameSemantics = other.frameSemantics
+    videoFormat = other.videoFormat
   }
 }
 
@@ -52,6 +60,22 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
   public var planeDetection: ARPlaneDetection = []
   /// The plane detector's tuning (ARSim's addition); its `alignments` are replaced by `planeDetection`.
   public var planeDetectionOptions = PlaneDetectionOptions()
+  /// Environment probes for reflections: accepted; ARSim makes no environment textures.
+  public var environmentTexturing: EnvironmentTexturing = .none
+  /// Whether environment textures would be HDR: accepted, no effect.
+  public var wantsHDREnvironmentTextures = true
+  /// A mesh of the surroundings: accepted; ARSim reconstructs none (see
+  /// ``supportsSceneReconstruction(_:)``).
+  public var sceneReconstruction: SceneReconstruction = []
+  /// Whether the camera focuses by itself: accepted; recorded images are as they were recorded.
+  public var isAutoFocusEnabled = true
+  /// Images to detect: accepted; ARSim detects no images (no `ARImageAnchor` is ever added).
+  public var detectionImages: Set<ARReferenceImage> = []
+  /// How many detected images to track at once: accepted, no effect.
+  public var maximumNumberOfTrackedImages = 0
+
+  /// Whether `method` can run: only the empty set, since ARSim builds no scene mesh.
+  public static func supportsSceneReconstruction(_ method: SceneReconstruction) -> Bool { method.isEmpty }
 
   /// A configuration with the defaults.
   public override init() {}
@@ -61,6 +85,12 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
     copy.copyBase(from: self)
     copy.planeDetection = planeDetection
     copy.planeDetectionOptions = planeDetectionOptions
+    copy.environmentTexturing = environmentTexturing
+    copy.wantsHDREnvironmentTextures = wantsHDREnvironmentTextures
+    copy.sceneReconstruction = sceneReconstruction
+    copy.isAutoFocusEnabled = isAutoFocusEnabled
+    copy.detectionImages = detectionImages
+    copy.maximumNumberOfTrackedImages = maximumNumberOfTrackedImages
     return copy
   }
 }

@@ -45,11 +45,23 @@ public final class ARFrame: Sendable {
   /// What carried the camera's pose, when a session's tracker made the frame (ARSim's addition, for
   /// the replay's trajectory and evaluation).
   package let poseSource: PoseSource?
+  /// The scene's light estimated from ``capturedImage`` (see ``ARLightEstimate``), or nil when the
+  /// configuration's `isLightEstimationEnabled` is off.
+  public let lightEstimate: ARLightEstimate?
+  /// How well the world around the camera is mapped (ARSim's simple rule, see
+  /// ``mappingStatus(camera:featureCount:)``).
+  public let worldMappingStatus: WorldMappingStatus
+  /// The session's raycast against the world as it was at a frame, for ``hitTest(_:types:)``.
+  let raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])?
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage?, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil
+    capturedImage: CapturedImage?, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil,
+    estimatesLight: Bool = false, raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
   ) {
+    lightEstimate = estimatesLight ? capturedImage.flatMap { ARLightEstimate(image: $0) } : nil
+    worldMappingStatus = Self.mappingStatus(camera: camera, featureCount: rawFeaturePoints?.count ?? 0)
+    self.raycaster = raycaster
     self.timestamp = timestamp
     self.camera = camera
     self.anchors = anchors

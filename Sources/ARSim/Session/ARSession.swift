@@ -83,9 +83,14 @@ public final class ARSession: @unchecked Sendable {
 
   /// Runs the session with `configuration` (copied). Running again changes the configuration and
   /// resumes after `pause()`; tracking continues in the same world unless `.resetTracking`.
+  ///
+  /// Callbacks come after the call, as in ARKit: anchors the run removes (with `.removeExistingAnchors`
+  /// or `.resetTracking`, or detected planes when plane detection changes) reach the delegate in one
+  /// `didRemove` with the next processed frame, after its `didUpdate frame`, never from inside `run`.
+  /// App anchors added since the last frame, which the delegate has not heard of, are dropped silently.
   public func run(_ configuration: ARConfiguration, options: RunOptions = []) {
-    var removed: [ARAnchor] = []
     locked {
+      var removed: [ARAnchor] = []
       let copy = configuration.copy()
       let world =
         copy as? ARWorldTrackingConfiguration
@@ -104,7 +109,8 @@ public final class ARSession: @unchecked Sendable {
         lastTrackingState = nil
       }
       if options.contains(.removeExistingAnchors) || options.contains(.resetTracking) {
-        removed = userAnchors + planeAnchors
+        let announced = userAnchors.filter { anchor in !pendingAdded.contains { $0 === anchor } }
+        removed = planeAnchors + announced
         userAnchors.removeAll()
         pendingAdded.removeAll()
         planeDetector = nil
@@ -117,8 +123,8 @@ public final class ARSession: @unchecked Sendable {
       }
       runCount += 1
       isRunning = true
+      pendingRemoved += removed
     }
-    if !removed.isEmpty { deliver { delegate in delegate.session(self, didRemove: removed) } }
   }
 
   /// Stops processing frames until `run` is called again; frames replayed meanwhile are ignored
@@ -182,6 +188,7 @@ public final class ARSession: @unchecked Sendable {
 
   /// Processes one recorded frame (called by ``ARReplay``).
   package func process(_ recorded: RecordedFrame, info: RecordingInfo) {
+    for observer in locked({ observers.compactMap(\.observer) }) { observer.sessionWillProcessFrame(self) }
     guard
       let (frame, stateChanged, changes, interrupted) = locked({
         () -> (ARFrame, Bool, PlaneAnchorChanges, Bool)? in
@@ -215,7 +222,8 @@ public final class ARSession: @unchecked Sendable {
           timestamp: recorded.timestamp, camera: camera, anchors: planeAnchors + userAnchors,
           rawFeaturePoints: features, capturedImage: recorded.image,
           sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
-          poseSource: tracked.source)
+          poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
+          raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
         _currentFrame = frame
         let stateChanged = lastTrackingState != state
         lastTrackingState = state
@@ -308,13 +316,29 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Delivery
 
+  /// Calls `callback` for the observers (in the order they were added), then the delegate.
   private func deliver(_ callback: (any ARSessionDelegate) -> Void) {
-    let (delegate, queue) = locked { (_delegate, _delegateQueue) }
-    guard let delegate else { return }
+    let (delegate, queue, watchers) = locked { (_delegate, _delegateQueue, observers.compactMap(\.observer)) }
+    let receivers: [any ARSessionDelegate] = watchers + (delegate.map { [$0] } ?? [])
+    guard !receivers.isEmpty else { return }
     if let queue {
-      queue.sync { callback(delegate) }
+      queue.sync { for receiver in receivers { callback(receiver) } }
     } else {
-      callback(delegate)
+      for receiver in receivers { callback(receiver) }
+    }
+  }
+
+  // MARK: Observers
+
+  private var observers: [WeakSessionObserver] = []
+
+  /// Adds `observer` (held weakly): it hears every callback before the delegate, and
+  /// ``ARSessionFrameObserver/sessionWillProcessFrame(_:)`` before each recorded frame. For ARSimScene's
+  /// `ARView`, which must follow its session whoever the app makes the delegate.
+  package func addObserver(_ observer: any ARSessionFrameObserver) {
+    locked {
+      observers.removeAll { $0.observer == nil }
+      observers.append(WeakSessionObserver(observer: observer))
     }
   }
 

@@ -10,6 +10,9 @@ public protocol ARSessionObserver: AnyObject {
   func sessionWasInterrupted(_ session: ARSession)
   /// Frames arrive again after an interruption; tracking relocalises.
   func sessionInterruptionEnded(_ session: ARSession)
+  /// Whether the session should try to relocalise after an interruption (ARKit's question; the
+  /// default says no). ARSim's session relocalises either way; the answer is not consulted yet.
+  func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool
 }
 
 /// The session's per-frame callbacks, as ARKit's `ARSessionDelegate`. Per frame, in ARKit's order:
@@ -31,6 +34,7 @@ extension ARSessionObserver {
   public func session(_ session: ARSession, cameraDidChangeTrackingState camera: ARCamera) {}
   public func sessionWasInterrupted(_ session: ARSession) {}
   public func sessionInterruptionEnded(_ session: ARSession) {}
+  public func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool { false }
 }
 
 extension ARSessionDelegate {

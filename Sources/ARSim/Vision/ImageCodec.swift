@@ -6,7 +6,62 @@ internal import CVision
 /// data with a `.decode` error, instead of returning grey rows. EXIF orientation
 /// is ignored: pixels come out as stored, so that they match the camera intrinsics.
 package enum ImageCodec {
-  /// Decodes PNG, JPEG or any other format OpenCV reads into an 8-bit gray image
+  /// The largest image side decoded, in pixels (checked from the header before any allocation).
+  package static let maxDimension = Int(CV_IMAGE_MAX_DIMENSION)
+  /// The largest pixel count decoded (64 Mi).
+  package static let maxPixels = Int(CV_IMAGE_MAX_PIXELS)
+
+  /// An encoded image format, recognised by its first bytes.
+  package enum Format: String, Sendable {
+    case png = "PNG"
+    case jpeg = "JPEG"
+    case exr = "OpenEXR"
+
+    /// The format whose magic bytes start `data`, or nil.
+    package init?(magic data: [UInt8]) {
+      if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+        self = .png
+      } else if data.starts(with: [0xFF, 0xD8, 0xFF]) {
+        self = .jpeg
+      } else if data.starts(with: [0x76, 0x2F, 0x31, 0x01]) {
+        self = .exr
+      } else {
+        return nil
+      }
+    }
+
+    /// The format a file name's extension promises (`.png`, `.jpg`/`.jpeg`, `.exr`), or nil.
+    package init?(extensionOf path: String) {
+      let name = path.lowercased()
+      if name.hasSuffix(".png") {
+        self = .png
+      } else if name.hasSuffix(".jpg") || name.hasSuffix(".jpeg") {
+        self = .jpeg
+      } else if name.hasSuffix(".exr") {
+        self = .exr
+      } else {
+        return nil
+      }
+    }
+  }
+
+  /// Throws unless `data` is in the format the extension of `path` names (when it names one): a BMP,
+  /// TIFF or WebP file called `.png` is an error, not decoded.
+  package static func checkFormat(_ data: [UInt8], path: String) throws(VisionError) {
+    guard let promised = Format(extensionOf: path) else { return }
+    guard let actual = Format(magic: data) else {
+      throw VisionError(
+        code: Int32(CV_ERR_DECODE),
+        message: "is not \(promised.rawValue) data (its first bytes say otherwise)")
+    }
+    guard actual == promised else {
+      throw VisionError(
+        code: Int32(CV_ERR_DECODE),
+        message: "is \(actual.rawValue) data, but the name says \(promised.rawValue)")
+    }
+  }
+
+  /// Decodes PNG, JPEG or OpenEXR (at most ``maxDimension`` per side, ``maxPixels`` in all) into an 8-bit gray image
   /// (colour input is converted with OpenCV's BT.601 weights; 16-bit input is scaled to 8 bits).
   package static func decodeGray(_ data: [UInt8]) throws(VisionError) -> GrayImage {
     let decoded = try decode(data, mode: Int32(CV_DECODE_GRAY8), as: UInt8.self)

@@ -56,6 +56,10 @@ enum {
   CV_DECODE_FLOAT32 = 3  ///< 32-bit float, 1 channel (OpenEXR; half-float channels widened exactly).
 };
 
+/// The largest image side decoded, in pixels, and the largest pixel count (64 Mi): checked from
+/// the PNG, JPEG or EXR header before anything is allocated.
+enum { CV_IMAGE_MAX_DIMENSION = 16384, CV_IMAGE_MAX_PIXELS = 1 << 26 };
+
 /// Size and layout of a decoded image.
 typedef struct cv_image_info {
   int32_t width;
@@ -66,7 +70,11 @@ typedef struct cv_image_info {
   int64_t byte_count;
 } cv_image_info;
 
-/// Decodes an encoded image (PNG, JPEG, ... as bytes) into `out`, tightly packed.
+/// Decodes an encoded image (PNG, JPEG or OpenEXR, recognised by their magic bytes; other formats
+/// give CV_ERR_DECODE naming them) into `out`, tightly packed. The size is read from the header
+/// first: a side over CV_IMAGE_MAX_DIMENSION or more than CV_IMAGE_MAX_PIXELS pixels, or an
+/// unreadable header, gives CV_ERR_DECODE before any allocation. What libpng, libjpeg or OpenEXR
+/// print while decoding is captured and appended to the status message, never shown on stderr.
 /// Truncated PNG and JPEG data is rejected (libjpeg would otherwise fill the
 /// missing rows with grey): PNG must reach its IEND chunk, JPEG must end with the
 /// FFD9 marker (zero padding after it is accepted). Empty, unknown or corrupt data
@@ -100,7 +108,9 @@ typedef struct cv_video_info {
   int64_t frame_count;
 } cv_video_info;
 
-/// Opens a video file for reading. Returns NULL (and a status) on failure.
+/// Opens a video file (a regular file, through OpenCV's FFmpeg backend only; frames of at most
+/// CV_IMAGE_MAX_PIXELS) for reading. Returns NULL (and a status) on failure; what FFmpeg prints
+/// while probing is captured into the status message, never shown.
 cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status) CVISION_NOEXCEPT;
 
 /// Reads the next frame into `out` (tightly packed, GRAY8 or RGB8) and its

@@ -131,7 +131,7 @@ import Testing
     let garbage = (0..<500).map { _ in UInt8.random(in: 0...255, using: &generator) }
     let error = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(garbage) }
     #expect(error?.code == VisionError.decode.code)
-    #expect(error?.message == "not a decodable image")
+    #expect(error?.message == "not a PNG, JPEG or OpenEXR image (unrecognised first bytes)")
 
     let empty = #expect(throws: VisionError.self) { try ImageCodec.decodeRGB([]) }
     #expect(empty?.code == VisionError.decode.code)

@@ -1,0 +1,37 @@
+import Foundation
+
+/// A model asset that cannot be read: the file (an archive member as `archive.usdz[member]`) and the
+/// problem, in one line, as `RecordingError` reports a bad recording.
+///
+/// Values, not an enum of cases, so that new problems can be reported without breaking callers; compare
+/// ``problem`` texts in tests only.
+public struct AssetError: Error, LocalizedError, CustomStringConvertible, Sendable, Equatable {
+  /// The file the problem is in, as given by the caller (a path, a URL's path, or `archive[member]`).
+  public var file: String
+  /// What is wrong, starting lower case, with the byte offset, line or key where one is known.
+  public var problem: String
+
+  /// An error for `file` with `problem`.
+  public init(file: String, problem: String) {
+    self.file = file
+    self.problem = problem
+  }
+
+  /// `file: problem`.
+  public var description: String { "\(file): \(problem)" }
+
+  /// `file: problem`, for `localizedDescription`.
+  public var errorDescription: String? { description }
+}
+
+/// A reading failure below the file level: a problem without a file name, named by the caller that
+/// knows the file (``AssetError`` is made from it).
+struct FormatError: Error {
+  var problem: String
+  init(_ problem: String) { self.problem = problem }
+}
+
+extension FormatError {
+  /// The public error for `file`.
+  func `in`(_ file: String) -> AssetError { AssetError(file: file, problem: problem) }
+}

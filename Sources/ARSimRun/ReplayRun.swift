@@ -1,0 +1,212 @@
+import ARSim
+import Foundation
+
+/// One replay of a recording through an ``ARSession``, with what each frame gave. Shared by the
+/// `replay`, `eval` and `bench` commands so that they replay alike.
+public final class ReplayRun {
+  /// What one frame gave.
+  public struct FrameRecord {
+    public var index: Int
+    public var timestamp: Double
+    public var state: ARCamera.TrackingState
+    /// What carried the pose (nil when the session did not say).
+    package var poseSource: PoseSource?
+    /// Whether gravity had fixed the session world by this frame (before, an initialising frame's
+    /// orientation is provisional).
+    public var isWorldFixed: Bool
+    /// The camera's optical frame in the session world.
+    public var worldFromOptical: RigidTransform
+    /// The camera's optical frame in the ground-truth world, when known.
+    public var groundTruth: RigidTransform?
+    /// Seconds spent reading and decoding the frame.
+    public var readSeconds: Double
+    /// Seconds spent in each tracking stage.
+    package var timings: StageTimings
+    /// Seconds spent detecting planes (0 when detection did not run on this frame).
+    public var planeSeconds: Double
+    /// The number of anchors in the frame.
+    public var anchorCount: Int
+    /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
+    public var planeAnchors: [ARPlaneAnchor] = []
+
+    /// Whether the frame has a tracked pose (not initialising, not relocalising).
+    public var isTracked: Bool {
+      switch state {
+      case .normal, .limited(.insufficientFeatures), .limited(.excessiveMotion): true
+      default: false
+      }
+    }
+
+    /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
+    /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
+    /// position is held) in the fixed world.
+    public var hasPose: Bool {
+      isTracked || (state == .limited(.initializing) && poseSource == .rotation && isWorldFixed)
+    }
+  }
+
+  /// The recording's folder.
+  public let folder: String
+  /// The configuration the session runs with.
+  public let configuration: ARWorldTrackingConfiguration
+  /// The session the recording is replayed into.
+  public let session = ARSession()
+  private let replay: ARReplay
+  /// What each frame gave, in order.
+  public private(set) var frames: [FrameRecord] = []
+  /// Counts of what the recording held, for summaries.
+  public private(set) var summary = ReplaySummary()
+  /// What the recording's reader says about it.
+  public var info: RecordingInfo { replay.info }
+  /// Writes the delegate's callbacks as JSON Lines, when asked.
+  private var events: EventLog?
+  /// Streams the trajectory to its file frame by frame, when asked.
+  private var trajectory: TrajectoryFile?
+  /// Raycasts taps at the frame nearest in time, when asked.
+  private var taps: TapCaster?
+  /// Whether each frame's record keeps the frame's plane anchors (for `arsim eval`). Default false.
+  public var collectsPlaneAnchors = false
+  /// The taps cast by ``collectTaps(_:target:alignment:)``, in cast order (empty otherwise).
+  public var tapCasts: [TapCaster.Cast] { taps?.casts ?? [] }
+  /// The name of the replay's progress on stderr. Default `replay`.
+  public var progressLabel = "replay"
+  /// Called after each frame with the session's frame and its record, in order (for renderers and
+  /// exporters that need every ``ARFrame``); an error it throws ends the run.
+  public var onFrame: ((ARFrame, FrameRecord) throws -> Void)?
+
+  /// Opens `folder` for a replay with `options`.
+  ///
+  /// - Throws: `RecordingError` naming the file when the recording cannot be read; `UsageError`
+  ///   when RGB-D mode is asked for a recording without depth.
+  public init(folder: String, options: ReplayOptions) throws {
+    self.folder = folder
+    var sourceOptions = FrameSourceOptions()
+    sourceOptions.decodeColor = options.decodeColor
+    sourceOptions.intrinsicsOverride = options.intrinsics
+    let configuration = ARWorldTrackingConfiguration()
+    if let scale = options.monocularScale { configuration.tracking.monocularScale = scale }
+    replay = ARReplay(
+      session: session,
+      source: try Recording.open(folder: folder, format: options.format, options: sourceOptions))
+    switch options.mode {
+    case .rgbd:
+      guard replay.info.hasDepth else {
+        throw UsageError("--mode rgbd needs depth, and \(folder) has none (use --mode mono)")
+      }
+      configuration.tracking.mode = .rgbd
+      configuration.trackingModeFollowsRecording = false
+    case .mono:
+      configuration.tracking.mode = .mono
+      configuration.trackingModeFollowsRecording = false
+    case .auto:
+      // Depth without images (a Stray folder without its video) is tracked from depth alone.
+      let depthOnly = replay.info.hasDepth && !replay.info.hasImages
+      configuration.tracking.mode = replay.info.hasDepth ? (depthOnly ? .depth : .rgbd) : .mono
+      configuration.trackingModeFollowsRecording = !depthOnly
+    case .depth:
+      guard replay.info.hasDepth else {
+        throw UsageError("--mode depth needs depth, and \(folder) has none (use --mode mono)")
+      }
+      configuration.tracking.mode = .depth
+      configuration.trackingModeFollowsRecording = false
+    }
+    if !replay.info.hasImages, configuration.tracking.mode != .depth {
+      throw UsageError(
+        "\(folder) has no images (\(replay.info.notes.first ?? "no colour frames")); use --mode depth")
+    }
+    configuration.planeDetection = options.planeDetection
+    self.configuration = configuration
+  }
+
+  /// Writes the session's callbacks to `path` as JSON Lines (the CLI contract's events file).
+  public func logEvents(to path: String) throws {
+    let log = try EventLog(path: path, session: session)
+    events = log
+    session.delegate = log
+  }
+
+  /// Raycasts the taps of `tapsPath` and writes the hits to `hitsPath`.
+  public func castTaps(
+    from tapsPath: String, to hitsPath: String, target: ARRaycastQuery.Target,
+    alignment: ARRaycastQuery.TargetAlignment
+  )
+    throws
+  {
+    taps = try TapCaster(tapsPath: tapsPath, hitsPath: hitsPath, target: target, alignment: alignment)
+  }
+
+  /// Raycasts `taps` at the frame nearest in time and keeps each cast (frame, camera, hits, plane
+  /// anchors) in ``tapCasts`` instead of writing a file.
+  public func collectTaps(
+    _ list: [TapCaster.Tap], target: ARRaycastQuery.Target, alignment: ARRaycastQuery.TargetAlignment
+  ) throws {
+    taps = try TapCaster(taps: list, hitsPath: nil, target: target, alignment: alignment, collects: true)
+  }
+
+  /// Replays every frame, with a progress bar on stderr.
+  public func run() throws {
+    session.run(configuration)
+    let progress = ProgressBar(label: progressLabel, total: info.frameCount)
+    let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
+    var previous: ARFrame?
+    while try replay.step() {
+      guard let recorded = replay.lastFrame, let frame = session.currentFrame else { continue }
+      var record = FrameRecord(
+        index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
+        poseSource: frame.poseSource, isWorldFixed: session.gravitySource != nil,
+        worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
+        groundTruth: recorded.groundTruth, readSeconds: replay.lastReadSeconds,
+        timings: session.trackingTimings,
+        planeSeconds: session.planeSeconds, anchorCount: frame.anchors.count)
+      if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
+      frames.append(record)
+      if record.hasPose {
+        try trajectory?.write(timestamp: record.timestamp, worldFromOptical: record.worldFromOptical)
+      }
+      summary.add(recorded)
+      try taps?.cast(before: frame, previous: previous, session: session)
+      try onFrame?(frame, record)
+      previous = frame
+      if debug {
+        let p = record.worldFromOptical.translation
+        printError(
+          String(
+            format: "%d %@ %@ points %d anchors %d at %.3f %.3f %.3f", recorded.index, "\(record.state)",
+            record.poseSource?.rawValue ?? "-",
+            frame.rawFeaturePoints?.count ?? 0, frame.anchors.count, p.x, p.y, p.z))
+      }
+      progress.update(frames.count)
+    }
+    try taps?.finish(last: previous, session: session)
+    progress.finish()
+    try events?.close()
+    try trajectory?.close()
+  }
+
+  /// `, gravity from ..., scale from ...`.
+  public var sourcesSummary: String {
+    if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
+      return ", gravity from ARKit's world"
+    }
+    return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
+  }
+
+  /// The tracking states in order, each with its duration: `limited:initializing 0.30 s > normal 9.70 s`.
+  public func stateTimeline() -> String {
+    var spans: [(name: String, start: Double, end: Double)] = []
+    for frame in frames {
+      let name = "\(frame.state)"
+      if spans.last?.name == name {
+        spans[spans.count - 1].end = frame.timestamp
+      } else {
+        if !spans.isEmpty { spans[spans.count - 1].end = frame.timestamp }
+        spans.append((name, frame.timestamp, frame.timestamp))
+      }
+    }
+    return spans.map { String(format: "%@ %.2f s", $0.name, $0.end - $0.start) }.joined(separator: " > ")
+  }
+
+  /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
+  /// to `path` during ``run()``, streamed to a temporary file renamed into place at the end.
+  public func streamTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
+}
