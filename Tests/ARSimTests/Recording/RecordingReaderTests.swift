@@ -182,7 +182,7 @@ import Testing
     let folder = try RecordingFixtures.writeARSim(frames: 3)
     try replace(folder + "/frames.txt", "1.100000 rgb/000001.png", "1.100000rgb/000001.png")
     let error = try #require(failure(folder))
-    #expect(error == "\(folder)/frames.txt:3: expected 'timestamp image depth', got 2 fields")
+    #expect(error == "\(folder)/frames.txt:3: expected 'timestamp image depth [confidence]', got 2 fields")
   }
 
   @Test func badTimestampField() throws {
@@ -259,7 +259,9 @@ import Testing
   @Test func notARecording() throws {
     let folder = RecordingFixtures.temporaryFolder()
     #expect(
-      failure(folder)?.hasSuffix("not a recording: neither session.json (ARSim) nor rgb.txt (TUM) is there")
+      failure(folder)?.hasSuffix(
+        "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
+          + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes) is there")
         == true)
     #expect(failure(folder + "/absent") == "\(folder)/absent: no such folder")
   }
