@@ -167,12 +167,7 @@ private struct TUMSink: SessionSink {
   mutating func append(_ frame: RenderedFrame) throws(RecordingError) {
     let stamp = String(format: "%.6f", frame.timestamp)
     let stem = String(format: "%06d", count)
-    let name: String
-    let quality: Int
-    switch encoding {
-    case .png: (name, quality) = ("rgb/\(stem).png", 3)
-    case .jpeg(let q): (name, quality) = ("rgb/\(stem).jpg", q)
-    }
+    let (name, quality) = encoding.file(stem: stem)
     do {
       try ImageCodec.write(frame.image, to: folder + "/" + name, quality: quality)
     } catch {

@@ -46,37 +46,30 @@ enum FrameFiles {
     _ path: String, metresPerUnit: Double, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
   ) throws(RecordingError) -> DepthImage {
     let data = try bytes(path, listedIn: index, line: line)
-    if path.lowercased().hasSuffix(".exr") {
-      // Metres as 32-bit floats (lossless depth from phone apps); 0, negative or NaN = unknown.
-      let raw: (width: Int, height: Int, values: [Float])
-      do {
-        raw = try ImageCodec.decodeFloat32(data)
-      } catch {
-        throw RecordingError(file: path, error.message)
-      }
-      guard raw.width == intrinsics.width, raw.height == intrinsics.height else {
-        throw RecordingError(
-          file: path,
-          "depth image is \(raw.width)x\(raw.height) but the intrinsics are for \(intrinsics.width)x\(intrinsics.height)"
-        )
-      }
-      return DepthImage(width: raw.width, height: raw.height, metres: raw.values.map { $0 > 0 ? $0 : .nan })
-    }
-    let raw: (width: Int, height: Int, values: [UInt16])
+    let depth: DepthImage
     do {
-      raw = try ImageCodec.decodeDepth16(data)
+      if path.lowercased().hasSuffix(".exr") {
+        // Metres as 32-bit floats (lossless depth from phone apps); 0, negative or NaN = unknown.
+        let raw = try ImageCodec.decodeFloat32(data)
+        depth = DepthImage(
+          width: raw.width, height: raw.height, metres: raw.values.map { $0 > 0 ? $0 : .nan })
+      } else {
+        let raw = try ImageCodec.decodeDepth16(data)
+        let scale = Float(metresPerUnit)
+        depth = DepthImage(
+          width: raw.width, height: raw.height,
+          metres: raw.values.map { $0 == 0 ? Float.nan : Float($0) * scale })
+      }
     } catch {
       throw RecordingError(file: path, error.message)
     }
-    guard raw.width == intrinsics.width, raw.height == intrinsics.height else {
+    guard depth.width == intrinsics.width, depth.height == intrinsics.height else {
       throw RecordingError(
         file: path,
-        "depth image is \(raw.width)x\(raw.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
+        "depth image is \(depth.width)x\(depth.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
       )
     }
-    let scale = Float(metresPerUnit)
-    let metres = raw.values.map { $0 == 0 ? Float.nan : Float($0) * scale }
-    return DepthImage(width: raw.width, height: raw.height, metres: metres)
+    return depth
   }
 
   /// Resolves a path listed in an index file against the recording folder.

@@ -13,6 +13,15 @@ public final class RecordingWriter {
     case png
     /// JPEG with a quality from 1 to 100.
     case jpeg(quality: Int)
+
+    /// The file name of frame `stem`'s image (`rgb/STEM.png` or `.jpg`) and the codec's quality
+    /// setting (PNG compression level 3, or the JPEG quality).
+    package func file(stem: String) -> (name: String, quality: Int) {
+      switch self {
+      case .png: ("rgb/\(stem).png", 3)
+      case .jpeg(let q): ("rgb/\(stem).jpg", q)
+      }
+    }
   }
 
   /// How depth maps are stored.
@@ -155,12 +164,7 @@ public final class RecordingWriter {
       }
       return name
     }
-    let name: String
-    let quality: Int
-    switch encoding {
-    case .png: (name, quality) = ("rgb/\(stem).png", 3)
-    case .jpeg(let q): (name, quality) = ("rgb/\(stem).jpg", q)
-    }
+    let (name, quality) = encoding.file(stem: stem)
     do {
       switch image {
       case .gray(let gray): try ImageCodec.write(gray, to: folder + "/" + name, quality: quality)
