@@ -3,6 +3,7 @@ import PackageDescription
 
 // OpenCV and Eigen come from Debian (`libopencv-dev`, `libeigen3-dev`) through
 // pkg-config. Only CVision touches them; everything above it sees a plain C header.
+// libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
 
 // Combine: Apple platforms have the framework; Linux has none, so the package brings the subset AR
 // apps use as a target named `Combine`, so that `import Combine` compiles unchanged. The target is
@@ -45,6 +46,11 @@ let package = Package(
       pkgConfig: "eigen3",
       providers: [.apt(["libeigen3-dev"])]
     ),
+    .systemLibrary(
+      name: "CZip",
+      pkgConfig: "libzip",
+      providers: [.apt(["libzip-dev"])]
+    ),
     .target(
       name: "CVision",
       dependencies: ["COpenCV", "CEigen"],
@@ -52,7 +58,7 @@ let package = Package(
       linkerSettings: [.linkedLibrary("m")]
     ),
     .target(name: "ARSimMath"),
-    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision"]),
+    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
     .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),

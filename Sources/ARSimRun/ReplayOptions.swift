@@ -16,7 +16,10 @@ public struct ReplayOptions: Sendable {
     case rgbd
     /// Monocular, whether or not the recording has depth.
     case mono
-    /// RGB-D when the recording has depth, else monocular (the recording decides).
+    /// Depth alone (point-to-plane ICP; the recording must have depth, images are not read).
+    case depth
+    /// RGB-D when the recording has depth and images, depth-only with depth but no images, else
+    /// monocular (the recording decides).
     case auto
   }
 

@@ -85,8 +85,18 @@ public final class ReplayRun {
       configuration.tracking.mode = .rgbd
     case .mono: configuration.tracking.mode = .mono
     case .auto: configuration.tracking.mode = nil
+    case .depth:
+      guard replay.info.hasDepth else {
+        throw UsageError("--mode depth needs depth, and \(folder) has none (use --mode mono)")
+      }
+      configuration.tracking.mode = .depth
     }
-    mode = configuration.tracking.mode ?? (replay.info.hasDepth ? .rgbd : .mono)
+    let resolved = configuration.tracking.mode ?? .following(replay.info)
+    if !replay.info.hasImages, resolved != .depth {
+      throw UsageError(
+        "\(folder) has no images (\(replay.info.notes.first ?? "no colour frames")); use --mode depth")
+    }
+    mode = resolved
     configuration.planeDetection = options.planeDetection
     self.configuration = configuration
   }
@@ -158,7 +168,12 @@ public final class ReplayRun {
   }
 
   /// `, gravity from ..., scale from ...`.
-  public var sourcesSummary: String { ", gravity from \(session.gravitySource?.rawValue ?? "nothing")" }
+  public var sourcesSummary: String {
+    if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
+      return ", gravity from ARKit's world"
+    }
+    return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
+  }
 
   /// The tracking states in order, each with its duration: `limited:initializing 0.30 s > normal 9.70 s`.
   public func stateTimeline() -> String {

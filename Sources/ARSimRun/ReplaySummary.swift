@@ -44,8 +44,10 @@ public struct ReplaySummary {
         + (depthPixels > 0
           ? String(format: ", %.1f%% valid pixels", 100 * Double(validDepth) / Double(depthPixels)) : ""),
       "imu: \(imuSamples) samples",
-      "ground truth: \(groundTruthPoses) poses",
+      (info.referenceKind == .arkit ? "reference (ARKit's poses): " : "ground truth: ")
+        + "\(groundTruthPoses) poses",
     ]
+    lines += info.notes.map { "note: " + $0 }
     if frames > 0, let first = firstTimestamp, let last = lastTimestamp {
       lines.append(String(format: "time: %.6f to %.6f", first, last))
     }

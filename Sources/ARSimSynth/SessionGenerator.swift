@@ -55,6 +55,8 @@ public enum SessionGenerator {
       switch options.format {
       case .arsim: try ARSimSink(folder: folder, scene: scene, encoding: options.encoding)
       case .tum: try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
+      case .stray, .record3d, .arkitscenes:
+        throw RecordingError(file: folder, "synthetic sessions are written as arsim or tum only")
       }
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []
@@ -99,7 +101,7 @@ func writeText(_ text: String, to path: String) throws(RecordingError) {
 }
 
 /// Where rendered frames and IMU samples go.
-private protocol SessionSink {
+protocol SessionSink {
   mutating func append(_ frame: RenderedFrame) throws(RecordingError)
   mutating func append(_ sample: IMUSample) throws(RecordingError)
   /// Called last, after `planes.json` and `taps.txt` are in the folder.
@@ -165,12 +167,7 @@ private struct TUMSink: SessionSink {
   mutating func append(_ frame: RenderedFrame) throws(RecordingError) {
     let stamp = String(format: "%.6f", frame.timestamp)
     let stem = String(format: "%06d", count)
-    let name: String
-    let quality: Int
-    switch encoding {
-    case .png: (name, quality) = ("rgb/\(stem).png", 3)
-    case .jpeg(let q): (name, quality) = ("rgb/\(stem).jpg", q)
-    }
+    let (name, quality) = encoding.file(stem: stem)
     do {
       try ImageCodec.write(frame.image, to: folder + "/" + name, quality: quality)
     } catch {

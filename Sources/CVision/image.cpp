@@ -192,16 +192,18 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
     cvision::require_pointer(info, "info");
     std::memset(info, 0, sizeof(*info));
     if (size > 0) cvision::require_pointer(data, "data");
-    if (mode != CV_DECODE_GRAY8 && mode != CV_DECODE_RGB8 && mode != CV_DECODE_DEPTH16) {
-      fail(CV_ERR_INVALID_ARGUMENT, "mode must be CV_DECODE_GRAY8, CV_DECODE_RGB8 or CV_DECODE_DEPTH16 (got %d)",
-           mode);
+    if (mode != CV_DECODE_GRAY8 && mode != CV_DECODE_RGB8 && mode != CV_DECODE_DEPTH16 && mode != CV_DECODE_FLOAT32) {
+      fail(CV_ERR_INVALID_ARGUMENT,
+           "mode must be CV_DECODE_GRAY8, CV_DECODE_RGB8, CV_DECODE_DEPTH16 or CV_DECODE_FLOAT32 (got %d)", mode);
     }
+    // OpenCV reads OpenEXR only when this setting is on (read once, at the codec's first use).
+    if (mode == CV_DECODE_FLOAT32) setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 0);
     if (capacity > 0) cvision::require_pointer(out, "out");
     if (size == 0) fail(CV_ERR_DECODE, "empty image data (0 bytes)");
     if (size > size_t(INT32_MAX)) fail(CV_ERR_INVALID_ARGUMENT, "size is too large (%zu bytes)", size);
 
     const int channels = mode == CV_DECODE_RGB8 ? 3 : 1;
-    const int bytes_per_channel = mode == CV_DECODE_DEPTH16 ? 2 : 1;
+    const int bytes_per_channel = mode == CV_DECODE_DEPTH16 ? 2 : mode == CV_DECODE_FLOAT32 ? 4 : 1;
 
     // Format by magic bytes, truncation checks, and the size from the header: bounded before any
     // allocation, and a cheap answer when the caller's buffer is too small (no decode).
@@ -212,11 +214,12 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       check_png_complete(data, size);
       bool gray16 = false;
       if (!png_header(data, size, &width, &height, &gray16)) fail(CV_ERR_DECODE, "PNG header (IHDR) is unreadable");
-      known_size = !(mode == CV_DECODE_DEPTH16 && !gray16);  // else the decode reports the type
+      // Else the decode reports the type (float images are checked after decoding).
+      known_size = !(mode == CV_DECODE_DEPTH16 && !gray16) && mode != CV_DECODE_FLOAT32;
     } else if (is_jpeg(data, size)) {
       check_jpeg_complete(data, size);
       if (!jpeg_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "JPEG has no readable frame header (SOF)");
-      known_size = mode != CV_DECODE_DEPTH16;
+      known_size = mode != CV_DECODE_DEPTH16 && mode != CV_DECODE_FLOAT32;
     } else if (is_exr(data, size)) {
       if (!exr_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "OpenEXR header has no valid dataWindow");
       check_dimensions("OpenEXR", width, height);
@@ -263,8 +266,13 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       fail(CV_ERR_DECODE, "expected a single-channel 16-bit image (CV_16UC1), got %s",
            cv::typeToString(decoded.type()).c_str());
     }
+    if (mode == CV_DECODE_FLOAT32 && decoded.type() != CV_32FC1) {
+      fail(CV_ERR_DECODE, "expected a single-channel float image (CV_32FC1), got %s",
+           cv::typeToString(decoded.type()).c_str());
+    }
     if (mode == CV_DECODE_RGB8) cv::cvtColor(decoded, decoded, cv::COLOR_BGR2RGB);
-    if (decoded.depth() != (bytes_per_channel == 2 ? CV_16U : CV_8U) || decoded.channels() != channels) {
+    const int expected_depth = bytes_per_channel == 4 ? CV_32F : bytes_per_channel == 2 ? CV_16U : CV_8U;
+    if (decoded.depth() != expected_depth || decoded.channels() != channels) {
       fail(CV_ERR_INTERNAL, "decoder returned %s for mode %d", cv::typeToString(decoded.type()).c_str(), mode);
     }
 
@@ -291,12 +299,19 @@ extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32
       fail(CV_ERR_INVALID_ARGUMENT, "width and height must be positive (got %d x %d)", width, height);
     }
     if (channels != 1 && channels != 3) fail(CV_ERR_INVALID_ARGUMENT, "channels must be 1 or 3 (got %d)", channels);
-    if (bytes_per_channel != 1 && bytes_per_channel != 2) {
-      fail(CV_ERR_INVALID_ARGUMENT, "bytes_per_channel must be 1 or 2 (got %d)", bytes_per_channel);
+    if (bytes_per_channel != 1 && bytes_per_channel != 2 && bytes_per_channel != 4) {
+      fail(CV_ERR_INVALID_ARGUMENT, "bytes_per_channel must be 1, 2 or 4 (got %d)", bytes_per_channel);
     }
     const std::string extension = lowercase_extension(path);
     std::vector<int> parameters;
-    if (extension == ".png") {
+    if ((bytes_per_channel == 4) != (extension == ".exr")) {
+      fail(CV_ERR_INVALID_ARGUMENT, "4-byte (float) channels are written as .exr, and .exr only holds them");
+    }
+    if (extension == ".exr") {
+      if (channels != 1) fail(CV_ERR_INVALID_ARGUMENT, "EXR output takes one float channel (got %d)", channels);
+      setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 0);
+      parameters = {cv::IMWRITE_EXR_TYPE, cv::IMWRITE_EXR_TYPE_FLOAT};
+    } else if (extension == ".png") {
       if (quality < 0 || quality > 9) {
         fail(CV_ERR_INVALID_ARGUMENT, "quality (PNG compression level) must be in 0...9 (got %d)", quality);
       }
@@ -311,7 +326,7 @@ extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32
       fail(CV_ERR_INVALID_ARGUMENT, "unsupported image extension '%s' in path (use .png, .jpg or .jpeg)",
            extension.c_str());
     }
-    const int type = CV_MAKETYPE(bytes_per_channel == 2 ? CV_16U : CV_8U, channels);
+    const int type = CV_MAKETYPE(bytes_per_channel == 4 ? CV_32F : bytes_per_channel == 2 ? CV_16U : CV_8U, channels);
     cv::Mat image(height, width, type, const_cast<uint8_t *>(pixels));
     cv::Mat bgr;
     if (channels == 3) {

@@ -123,8 +123,11 @@ enum FrameOverlay {
   /// plane in front where they overlap), feature points and a tracking-state badge in the top-left
   /// corner.
   static func draw(_ frame: ARFrame) -> RGBImage {
-    var canvas = Canvas(frame.capturedImage)
     let camera = frame.camera
+    // Recordings without images (depth-only replays) are drawn over black.
+    let blank = GrayImage(
+      width: Int(camera.imageResolution.width), height: Int(camera.imageResolution.height), fill: 0)
+    var canvas = Canvas(frame.capturedImage ?? .gray(blank))
     let k = camera.cameraIntrinsics
     let width = canvas.width
     let height = canvas.height

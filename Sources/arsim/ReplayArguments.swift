@@ -35,8 +35,8 @@ extension ReplayOptions {
       }
   }
 
-  static let formats = ["auto", "arsim", "tum"]
-  static let modes = ["rgbd", "mono", "auto"]
+  static let formats = ["auto"] + RecordingFormat.allCases.map(\.rawValue)
+  static let modes = ["rgbd", "mono", "depth", "auto"]
   static let planeChoices = ["horizontal,vertical", "vertical,horizontal", "horizontal", "vertical", "none"]
   static let targets = ["existingPlaneGeometry", "existingPlaneInfinite", "estimatedPlane"]
   static let alignments = ["any", "horizontal", "vertical"]

@@ -11,11 +11,13 @@ enum ReplayCommand {
     frame by frame in recorded time and prints a summary on stdout; progress goes to stderr.
 
     options:
-      --format auto|arsim|tum       recording layout (default auto: detected from the files)
+      --format auto|arsim|tum|stray|record3d|arkitscenes
+                                    recording layout (default auto: detected from the files)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels; overrides the recording's
                                     (required for TUM folders without intrinsics.txt or a
                                     freiburg1/2/3 name)
-      --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
+      --mode rgbd|mono|depth        tracking mode (default rgbd when the recording has depth;
+                                    depth, ICP on depth alone, when it has depth but no images)
       --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)

@@ -11,6 +11,8 @@ let usage = """
   commands:
     replay RECORDING     replay a recording and print a summary (arsim replay --help)
     generate SCENE OUT   render a synthetic recording with ground truth (arsim generate --help)
+    import SRC OUT       convert a Stray Scanner, Record3D or ARKitScenes recording into the
+                         ARSim format (arsim import --help)
     eval RECORDING...    replay and score against ground truth (arsim eval --help)
     bench RECORDING...   per-stage milliseconds per frame (arsim bench --help)
     render RECORDING     draw planes, points and tracking state over the frames; trajectory
@@ -29,6 +31,7 @@ func runCommand(_ arguments: [String]) -> Int32 {
     switch command {
     case "replay": return try ReplayCommand.run(rest)
     case "generate": return try GenerateCommand.run(rest)
+    case "import": return try ImportCommand.run(rest)
     case "eval": return try EvalCommand.run(rest)
     case "bench": return try BenchCommand.run(rest)
     case "render": return try RenderCommand.run(rest)

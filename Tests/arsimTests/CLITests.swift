@@ -83,7 +83,10 @@ import Testing
   @Test func optionsAreValidated() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 1)
     let cases: [([String], String)] = [
-      (["replay", folder, "--format", "zip"], "--format must be one of auto, arsim, tum, got 'zip'"),
+      (
+        ["replay", folder, "--format", "zip"],
+        "--format must be one of auto, arsim, tum, stray, record3d, arkitscenes, got 'zip'"
+      ),
       (
         ["replay", folder, "--intrinsics", "1,2,3"], "--intrinsics: intrinsics must be four positive numbers"
       ),

@@ -44,15 +44,15 @@ package struct PlaneDetectionInput: Sendable {
 }
 
 extension PlaneDetector {
-  /// Processes one tracked frame: its feature points and, when the frame has depth, every
-  /// `max(4, width / 80)`-th depth pixel in each direction (about 80 samples a row; depth at its own
-  /// resolution is sampled at its resolution, with `intrinsics` scaled to it). The frame's feature
-  /// points must be known (tracking past initialisation).
-  package func process(_ recorded: RecordedFrame, tracked: TrackedFrame, intrinsics: CameraIntrinsics)
-    -> PlaneAnchorChanges
-  {
+  /// Processes one tracked frame: its feature points and, when `depth` is given (the frame's depth,
+  /// low-confidence pixels already masked), every `max(4, width / 80)`-th depth pixel in each
+  /// direction (about 80 samples a row, at the depth map's own resolution; `intrinsics` are the depth
+  /// camera's). The frame's feature points must be known (tracking past initialisation).
+  package func process(
+    _ recorded: RecordedFrame, depth: DepthImage?, tracked: TrackedFrame, intrinsics: CameraIntrinsics
+  ) -> PlaneAnchorChanges {
     let depthPoints =
-      recorded.depth.map {
+      depth.map {
         DepthSampler.worldPoints(
           depth: $0, intrinsics: intrinsics, worldFromCamera: tracked.worldFromCamera,
           step: max(4, $0.width / 80))

@@ -11,6 +11,9 @@ public struct RecordingSession: Codable, Sendable, Equatable {
   public var version: Int
   /// Camera intrinsics and image size.
   public var camera: CameraIntrinsics
+  /// The depth maps' intrinsics and size when depth has its own resolution (phone recordings);
+  /// nil when depth is registered at the image's size.
+  public var depthCamera: CameraIntrinsics?
   /// Metres per unit of the 16-bit depth PNGs (0.001 for millimetres), in ``depthScaleRange``.
   public var depthScale: Double
   /// The accepted `depthScale` values: a micrometre to 10 cm per unit.
@@ -55,13 +58,18 @@ public struct RecordingSession: Codable, Sendable, Equatable {
     public var taps: String?
     /// Gravity's direction (unit vector) in the ground-truth world.
     public var gravity: [Double]?
+    /// What the trajectory is: exact ground truth (nil means this) or ARKit's estimate.
+    public var kind: ReferenceKind?
 
     /// Creates a ground-truth file list.
-    public init(trajectory: String?, planes: String?, taps: String?, gravity: [Double]?) {
+    public init(
+      trajectory: String?, planes: String?, taps: String?, gravity: [Double]?, kind: ReferenceKind? = nil
+    ) {
       self.trajectory = trajectory
       self.planes = planes
       self.taps = taps
       self.gravity = gravity
+      self.kind = kind
     }
   }
 
@@ -109,6 +117,7 @@ public struct RecordingSession: Codable, Sendable, Equatable {
         file: path, "format version \(session.version) is not supported (this build reads \(currentVersion))")
     }
     _ = try session.camera.validated(source: path)
+    _ = try session.depthCamera?.validated(source: path + " (depthCamera)")
     let camera = session.camera
     guard camera.width <= ImageCodec.maxDimension, camera.height <= ImageCodec.maxDimension,
       camera.width * camera.height <= ImageCodec.maxPixels
@@ -197,12 +206,16 @@ public struct ARSimRecordingSource: FrameSource {
       video = nil
     }
     let gravity = session.groundTruth?.gravity.map { SIMD3($0[0], $0[1], $0[2]) }
-    info = RecordingInfo(
+    var info = RecordingInfo(
       path: folder, format: .arsim, intrinsics: intrinsics,
       intrinsicsSource: options.intrinsicsOverride == nil ? "session.json" : "--intrinsics",
       hasDepth: session.sensors.depth, hasAccelerometer: session.sensors.accelerometer,
       hasGyroscope: session.sensors.gyroscope, hasGroundTruth: trajectory != nil,
       frameRate: session.frameRate, frameCount: frameCount, groundTruthGravity: gravity)
+    info.hasImages = session.sensors.color || session.video != nil
+    info.depthIntrinsics = session.depthCamera
+    info.referenceKind = session.groundTruth?.kind ?? .groundTruth
+    self.info = info
   }
 
   private static func countFrames(_ path: String) throws(RecordingError) -> Int {
@@ -219,8 +232,8 @@ public struct ARSimRecordingSource: FrameSource {
       try trajectory?.finish()
       return nil
     }
-    guard fields.count == 3 else {
-      throw index.error("expected 'timestamp image depth', got \(fields.count) fields")
+    guard fields.count == 3 || fields.count == 4 else {
+      throw index.error("expected 'timestamp image depth [confidence]', got \(fields.count) fields")
     }
     let timestamp = try index.timestamp(fields[0])
     guard timestamp > lastTimestamp else {
@@ -228,49 +241,42 @@ public struct ARSimRecordingSource: FrameSource {
     }
     lastTimestamp = timestamp
     let line = index.lineNumber
-    let image: CapturedImage
-    if fields[1] == "-" {
+    var image: CapturedImage?
+    if fields[1] == "-", !info.hasImages {
+      image = nil
+    } else if fields[1] == "-" {
       guard let video else { throw index.error("image is '-' but session.json names no video") }
-      image = try Self.videoFrame(video, color: options.decodeColor)
-      guard image.width == info.intrinsics.width, image.height == info.intrinsics.height else {
+      let frame = try FrameFiles.videoFrame(video, color: options.decodeColor)
+      guard frame.width == info.intrinsics.width, frame.height == info.intrinsics.height else {
         throw RecordingError(
           file: video.path,
-          "video frames are \(image.width)x\(image.height) but the intrinsics are for \(info.intrinsics.width)x\(info.intrinsics.height)"
+          "video frames are \(frame.width)x\(frame.height) but the intrinsics are for \(info.intrinsics.width)x\(info.intrinsics.height)"
         )
       }
+      image = frame
     } else {
       image = try FrameFiles.image(
         FrameFiles.resolve(fields[1], in: info.path), color: options.decodeColor,
         intrinsics: info.intrinsics, listedIn: index.path, line: line)
     }
     var depth: DepthImage?
+    var confidence: ConfidenceMap?
+    let depthIntrinsics = info.depthIntrinsics ?? info.intrinsics
     if fields[2] != "-", options.loadDepth, session.sensors.depth {
       depth = try FrameFiles.depth(
         FrameFiles.resolve(fields[2], in: info.path), metresPerUnit: session.depthScale,
-        intrinsics: info.intrinsics, listedIn: index.path, line: line)
+        intrinsics: depthIntrinsics, listedIn: index.path, line: line)
+      if fields.count == 4, fields[3] != "-" {
+        confidence = try ImporterFiles.confidence(
+          FrameFiles.resolve(fields[3], in: info.path), width: depthIntrinsics.width,
+          height: depthIntrinsics.height, listedIn: index.path, line: line)
+      }
     }
     let frame = RecordedFrame(
       index: nextIndex, timestamp: timestamp, image: image, depth: depth,
-      imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp))
+      imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp),
+      confidence: confidence)
     nextIndex += 1
     return frame
-  }
-
-  private static func videoFrame(_ video: (reader: VideoReader, path: String), color: Bool)
-    throws(RecordingError) -> CapturedImage
-  {
-    let image: CapturedImage?
-    do {
-      image =
-        color
-        ? try video.reader.nextRGBFrame().map { .rgb($0.image) }
-        : try video.reader.nextGrayFrame().map { .gray($0.image) }
-    } catch {
-      throw RecordingError(file: video.path, error.message)
-    }
-    guard let image else {
-      throw RecordingError(file: video.path, "video has fewer frames than the index lists")
-    }
-    return image
   }
 }

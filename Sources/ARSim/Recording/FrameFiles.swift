@@ -40,31 +40,59 @@ enum FrameFiles {
     return image
   }
 
-  /// Decodes a 16-bit depth PNG into metres (`metresPerUnit` per stored unit; 0 means unknown and
+  /// Decodes a 16-bit depth PNG (or a float EXR in metres) into metres (`metresPerUnit` per stored unit; 0 means unknown and
   /// becomes NaN) and checks its size against the colour image.
   static func depth(
     _ path: String, metresPerUnit: Double, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
   ) throws(RecordingError) -> DepthImage {
     let data = try bytes(path, listedIn: index, line: line)
-    let raw: (width: Int, height: Int, values: [UInt16])
+    let depth: DepthImage
     do {
-      raw = try ImageCodec.decodeDepth16(data)
+      if path.lowercased().hasSuffix(".exr") {
+        // Metres as 32-bit floats (lossless depth from phone apps); 0, negative or NaN = unknown.
+        let raw = try ImageCodec.decodeFloat32(data)
+        depth = DepthImage(
+          width: raw.width, height: raw.height, metres: raw.values.map { $0 > 0 ? $0 : .nan })
+      } else {
+        let raw = try ImageCodec.decodeDepth16(data)
+        let scale = Float(metresPerUnit)
+        depth = DepthImage(
+          width: raw.width, height: raw.height,
+          metres: raw.values.map { $0 == 0 ? Float.nan : Float($0) * scale })
+      }
     } catch {
       throw RecordingError(file: path, error.message)
     }
-    guard raw.width == intrinsics.width, raw.height == intrinsics.height else {
+    guard depth.width == intrinsics.width, depth.height == intrinsics.height else {
       throw RecordingError(
         file: path,
-        "depth image is \(raw.width)x\(raw.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
+        "depth image is \(depth.width)x\(depth.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
       )
     }
-    let scale = Float(metresPerUnit)
-    let metres = raw.values.map { $0 == 0 ? Float.nan : Float($0) * scale }
-    return DepthImage(width: raw.width, height: raw.height, metres: metres)
+    return depth
   }
 
   /// Resolves a path listed in an index file against the recording folder.
   static func resolve(_ listed: Substring, in folder: String) -> String {
     listed.hasPrefix("/") ? String(listed) : folder + "/" + listed
+  }
+
+  /// The next frame of a video, or an error naming the video when it has ended early.
+  static func videoFrame(_ video: (reader: VideoReader, path: String), color: Bool)
+    throws(RecordingError) -> CapturedImage
+  {
+    let image: CapturedImage?
+    do {
+      image =
+        color
+        ? try video.reader.nextRGBFrame().map { .rgb($0.image) }
+        : try video.reader.nextGrayFrame().map { .gray($0.image) }
+    } catch {
+      throw RecordingError(file: video.path, error.message)
+    }
+    guard let image else {
+      throw RecordingError(file: video.path, "video has fewer frames than the index lists")
+    }
+    return image
   }
 }

@@ -52,10 +52,20 @@ public struct RecordedFrame: Sendable {
   public var index: Int
   /// Recorded time in seconds (the recording's clock, never the wall clock).
   public var timestamp: Double
-  /// The image, `intrinsics.width` x `intrinsics.height`.
-  public var image: CapturedImage
-  /// Depth in metres registered to the image, same size; NaN where unknown. Nil without a depth sensor.
+  /// The image, `intrinsics.width` x `intrinsics.height`; nil when the recording holds no images
+  /// (`RecordingInfo.hasImages` false: a Stray Scanner folder without its video), which only the
+  /// depth-only tracking mode can replay.
+  public var image: CapturedImage?
+  /// Depth in metres registered to the image, NaN where unknown, at the depth sensor's own
+  /// resolution: `RecordingInfo.depthIntrinsics` (the image's intrinsics scaled to the depth size;
+  /// phones record 256x192 depth under a 1920x1440 image). Nil without a depth sensor.
   public var depth: DepthImage?
+  /// The image file as recorded (its bytes and extension), when the reader was asked to keep it
+  /// (``FrameSourceOptions/keepEncodedImages``) and the recording stores images as files.
+  public var encodedImage: (bytes: [UInt8], fileExtension: String)?
+  /// The depth sensor's confidence per depth pixel (ARKit's `ARDepthData.confidenceMap`), same
+  /// size as `depth`, when recorded.
+  public var confidence: ConfidenceMap?
   /// Inertial samples with timestamps in (previous frame's timestamp, this frame's timestamp].
   public var imu: [IMUSample]
   /// Ground truth: the pose of the camera's optical frame in the recording's ground-truth world,
@@ -64,13 +74,14 @@ public struct RecordedFrame: Sendable {
 
   /// Creates a frame.
   public init(
-    index: Int, timestamp: Double, image: CapturedImage, depth: DepthImage?, imu: [IMUSample],
-    groundTruth: RigidTransform?
+    index: Int, timestamp: Double, image: CapturedImage?, depth: DepthImage?, imu: [IMUSample],
+    groundTruth: RigidTransform?, confidence: ConfidenceMap? = nil
   ) {
     self.index = index
     self.timestamp = timestamp
     self.image = image
     self.depth = depth
+    self.confidence = confidence
     self.imu = imu
     self.groundTruth = groundTruth
   }
@@ -82,6 +93,12 @@ public enum RecordingFormat: String, Sendable, Codable, CaseIterable {
   case arsim
   /// The TUM RGB-D benchmark layout (`rgb.txt`, `depth.txt`, ...), read as is.
   case tum
+  /// A Stray Scanner export folder (`odometry.csv`, `camera_matrix.csv`, `depth/`, `rgb.mp4`).
+  case stray
+  /// A Record3D export: the EXR+JPG folder (`metadata.json`, `rgb/`, `depth/`) or a `.r3d` file.
+  case record3d
+  /// One ARKitScenes video folder (`lowres_wide/`, `lowres_depth/`, `lowres_wide.traj`).
+  case arkitscenes
 }
 
 /// What a recording holds, known before the first frame is read.
@@ -108,6 +125,24 @@ public struct RecordingInfo: Sendable {
   public var frameCount: Int
   /// Gravity as a unit vector in the ground-truth world frame, when known (ARSim recordings state it).
   public var groundTruthGravity: SIMD3<Double>?
+  /// Whether frames carry an image (false for a phone export whose colour video is absent).
+  public var hasImages: Bool = true
+  /// The intrinsics of the depth maps (the image's, scaled to the depth resolution); nil when
+  /// depth is registered at the image's own size or absent.
+  public var depthIntrinsics: CameraIntrinsics? = nil
+  /// What the recording's reference trajectory is: exact ground truth or ARKit's estimate.
+  public var referenceKind: ReferenceKind = .groundTruth
+  /// Facts about the recording worth a line in a summary: gaps, units found, absent files.
+  public var notes: [String] = []
+}
+
+/// Where a recording's reference trajectory comes from (`groundTruth.kind` in session.json).
+public enum ReferenceKind: String, Sendable, Codable, CaseIterable {
+  /// Exact ground truth (synthetic sessions, motion capture).
+  case groundTruth
+  /// ARKit's own estimate on the device (`ARCamera.transform`), as phone capture apps store it;
+  /// scores against it say "vs ARKit".
+  case arkit
 }
 
 /// Options shared by every reader.
@@ -118,6 +153,9 @@ public struct FrameSourceOptions: Sendable, Codable, Equatable {
   public var intrinsicsOverride: CameraIntrinsics? = nil
   /// Decode depth when the recording has it. Default true.
   public var loadDepth: Bool = true
+  /// Keep each image file's bytes in ``RecordedFrame/encodedImage`` (for lossless conversion).
+  /// Default false.
+  public var keepEncodedImages: Bool = false
 
   /// The defaults.
   public init() {}

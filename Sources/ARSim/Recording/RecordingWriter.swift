@@ -13,12 +13,30 @@ public final class RecordingWriter {
     case png
     /// JPEG with a quality from 1 to 100.
     case jpeg(quality: Int)
+
+    /// The file name of frame `stem`'s image (`rgb/STEM.png` or `.jpg`) and the codec's quality
+    /// setting (PNG compression level 3, or the JPEG quality).
+    package func file(stem: String) -> (name: String, quality: Int) {
+      switch self {
+      case .png: ("rgb/\(stem).png", 3)
+      case .jpeg(let q): ("rgb/\(stem).jpg", q)
+      }
+    }
+  }
+
+  /// How depth maps are stored.
+  public enum DepthEncoding: Sendable, Equatable {
+    /// 16-bit PNG in units of `session.depthScale` (millimetres by default).
+    case png16
+    /// OpenEXR with one 32-bit float channel in metres: lossless for any float depth.
+    case exrFloat
   }
 
   /// The folder being written.
   public let folder: String
   private var session: RecordingSession
   private let encoding: ImageEncoding
+  private let depthEncoding: DepthEncoding
   private let frames: TextFileWriter
   private let imu: TextFileWriter?
   private let trajectory: TextFileWriter?
@@ -30,16 +48,21 @@ public final class RecordingWriter {
   /// - Parameter writesGroundTruth: whether frames will carry a ground-truth pose, written to
   ///   `groundtruth.txt` and named in `session.json`.
   public init(
-    folder: String, session: RecordingSession, encoding: ImageEncoding = .png, writesGroundTruth: Bool
+    folder: String, session: RecordingSession, encoding: ImageEncoding = .png,
+    depthEncoding: DepthEncoding = .png16,
+    writesGroundTruth: Bool
   ) throws(RecordingError) {
     _ = try session.camera.validated(source: "session")
     self.folder = folder
     self.session = session
     self.encoding = encoding
+    self.depthEncoding = depthEncoding
     do {
       try FileManager.default.createDirectory(atPath: folder + "/rgb", withIntermediateDirectories: true)
       if session.sensors.depth {
         try FileManager.default.createDirectory(atPath: folder + "/depth", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+          atPath: folder + "/confidence", withIntermediateDirectories: true)
       }
     } catch {
       throw RecordingError(file: folder, "cannot create the folder: \(error.localizedDescription)")
@@ -62,10 +85,13 @@ public final class RecordingWriter {
     }
   }
 
-  /// Appends a frame. Images are `session.camera.width` x `height`; depth is in metres (NaN or 0 where
-  /// unknown) and is stored as 16-bit PNG in units of `session.depthScale`.
+  /// Appends a frame. Images are `session.camera.width` x `height` (nil only for a session without
+  /// colour); `encodedImage` (the file as recorded, with its extension) is stored as is instead
+  /// of re-encoding `image`. Depth is in metres (NaN or 0 where unknown), `session.depthCamera`'s
+  /// size when set, stored per `depthEncoding`; `confidence` (same size) as an 8-bit PNG.
   public func append(
-    timestamp: Double, image: CapturedImage, depth: DepthImage?, groundTruth: RigidTransform?
+    timestamp: Double, image: CapturedImage?, depth: DepthImage?, groundTruth: RigidTransform?,
+    confidence: ConfidenceMap? = nil, encodedImage: (bytes: [UInt8], fileExtension: String)? = nil
   )
     throws(RecordingError)
   {
@@ -74,54 +100,48 @@ public final class RecordingWriter {
         file: frames.path, "timestamp \(timestamp) is not after the previous frame's \(lastTimestamp)")
     }
     let camera = session.camera
-    guard image.width == camera.width, image.height == camera.height else {
-      throw RecordingError(
-        file: folder,
-        "image is \(image.width)x\(image.height), the session says \(camera.width)x\(camera.height)")
-    }
     let stem = String(format: "%06d", frameCount)
-    let imageName: String
-    switch encoding {
-    case .png: imageName = "rgb/\(stem).png"
-    case .jpeg: imageName = "rgb/\(stem).jpg"
-    }
-    let quality: Int
-    switch encoding {
-    case .png: quality = 3
-    case .jpeg(let q): quality = q
-    }
-    do {
-      switch image {
-      case .gray(let gray): try ImageCodec.write(gray, to: folder + "/" + imageName, quality: quality)
-      case .rgb(let rgb): try ImageCodec.write(rgb, to: folder + "/" + imageName, quality: quality)
+    var imageName = "-"
+    if let image {
+      guard image.width == camera.width, image.height == camera.height else {
+        throw RecordingError(
+          file: folder,
+          "image is \(image.width)x\(image.height), the session says \(camera.width)x\(camera.height)")
       }
-    } catch {
-      throw RecordingError(file: folder + "/" + imageName, error.message)
+      imageName = try write(image, encoded: encodedImage, stem: stem)
+    } else if session.sensors.color {
+      throw RecordingError(file: folder, "frame \(frameCount) has no image but the session records colour")
     }
     var depthName = "-"
+    var confidenceName: String?
     if let depth {
       guard session.sensors.depth else {
         throw RecordingError(file: folder, "the session has no depth sensor")
       }
-      guard depth.width == camera.width, depth.height == camera.height else {
+      let size = session.depthCamera ?? camera
+      guard depth.width == size.width, depth.height == size.height else {
         throw RecordingError(
           file: folder,
-          "depth is \(depth.width)x\(depth.height), the session says \(camera.width)x\(camera.height)")
+          "depth is \(depth.width)x\(depth.height), the session says \(size.width)x\(size.height)")
       }
-      depthName = "depth/\(stem).png"
-      let scale = session.depthScale
-      let values = depth.metres.map { metres -> UInt16 in
-        guard metres.isFinite, metres > 0 else { return 0 }
-        return UInt16(clamping: Int((Double(metres) / scale).rounded()))
-      }
-      do {
-        try ImageCodec.writeDepth16(
-          width: depth.width, height: depth.height, values: values, to: folder + "/" + depthName)
-      } catch {
-        throw RecordingError(file: folder + "/" + depthName, error.message)
+      depthName = try write(depth, stem: stem)
+      if let confidence {
+        guard confidence.width == depth.width, confidence.height == depth.height else {
+          throw RecordingError(file: folder, "confidence map size differs from the depth map's")
+        }
+        let name = "confidence/\(stem).png"
+        do {
+          try ImageCodec.write(
+            GrayImage(width: confidence.width, height: confidence.height, pixels: confidence.levels),
+            to: folder + "/" + name)
+        } catch {
+          throw RecordingError(file: folder + "/" + name, error.message)
+        }
+        confidenceName = name
       }
     }
-    try frames.write("\(Self.time(timestamp)) \(imageName) \(depthName)")
+    try frames.write(
+      "\(Self.time(timestamp)) \(imageName) \(depthName)" + (confidenceName.map { " " + $0 } ?? ""))
     if let trajectory {
       guard let groundTruth else {
         throw RecordingError(file: trajectory.path, "frame \(frameCount) has no ground-truth pose")
@@ -132,6 +152,54 @@ public final class RecordingWriter {
     }
     lastTimestamp = timestamp
     frameCount += 1
+  }
+
+  private func write(_ image: CapturedImage, encoded: (bytes: [UInt8], fileExtension: String)?, stem: String)
+    throws(RecordingError) -> String
+  {
+    if let encoded {
+      let name = "rgb/\(stem).\(encoded.fileExtension)"
+      guard FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(encoded.bytes)) else {
+        throw RecordingError(file: folder + "/" + name, "cannot be written")
+      }
+      return name
+    }
+    let (name, quality) = encoding.file(stem: stem)
+    do {
+      switch image {
+      case .gray(let gray): try ImageCodec.write(gray, to: folder + "/" + name, quality: quality)
+      case .rgb(let rgb): try ImageCodec.write(rgb, to: folder + "/" + name, quality: quality)
+      }
+    } catch {
+      throw RecordingError(file: folder + "/" + name, error.message)
+    }
+    return name
+  }
+
+  private func write(_ depth: DepthImage, stem: String) throws(RecordingError) -> String {
+    let name: String
+    do {
+      switch depthEncoding {
+      case .exrFloat:
+        name = "depth/\(stem).exr"
+        try ImageCodec.writeFloat32(
+          width: depth.width, height: depth.height,
+          values: depth.metres.map { $0.isFinite && $0 > 0 ? $0 : 0 },
+          to: folder + "/" + name)
+      case .png16:
+        name = "depth/\(stem).png"
+        let scale = session.depthScale
+        let values = depth.metres.map { metres -> UInt16 in
+          guard metres.isFinite, metres > 0 else { return 0 }
+          return UInt16(clamping: Int((Double(metres) / scale).rounded()))
+        }
+        try ImageCodec.writeDepth16(
+          width: depth.width, height: depth.height, values: values, to: folder + "/" + name)
+      }
+    } catch {
+      throw RecordingError(file: folder + "/depth/\(stem)", error.message)
+    }
+    return name
   }
 
   /// Appends an inertial sample (optical frame; m/s² and rad/s). Samples must come in time order.

@@ -185,8 +185,12 @@ public struct TUMRecordingSource: FrameSource {
 /// Opening a recording folder whatever its layout.
 public enum Recording {
   /// Detects the layout of `folder` from the files present: `session.json` means ARSim,
-  /// `rgb.txt` means TUM.
+  /// `rgb.txt` means TUM, `odometry.csv` with `camera_matrix.csv` Stray Scanner, a `.r3d` file or
+  /// `metadata.json` with `rgb/` Record3D, `lowres_wide.traj` ARKitScenes.
   public static func detectFormat(folder: String) throws(RecordingError) -> RecordingFormat {
+    if folder.lowercased().hasSuffix(".r3d"), FileManager.default.fileExists(atPath: folder) {
+      return .record3d
+    }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
       throw RecordingError(file: folder, "no such folder")
@@ -196,8 +200,13 @@ public enum Recording {
     }
     if try InputFile.exists(folder + "/session.json") { return .arsim }
     if try InputFile.exists(folder + "/rgb.txt") { return .tum }
+    if StrayScannerRecordingSource.recognizes(folder: folder) { return .stray }
+    if Record3DRecordingSource.recognizes(path: folder) { return .record3d }
+    if ARKitScenesRecordingSource.recognizes(folder: folder) { return .arkitscenes }
     throw RecordingError(
-      file: folder, "not a recording: neither session.json (ARSim) nor rgb.txt (TUM) is there")
+      file: folder,
+      "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
+        + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes) is there")
   }
 
   /// Opens `folder` with the reader for `format` (detected when nil).
@@ -209,6 +218,9 @@ public enum Recording {
     switch resolved {
     case .arsim: return try ARSimRecordingSource(folder: folder, options: options)
     case .tum: return try TUMRecordingSource(folder: folder, options: options)
+    case .stray: return try StrayScannerRecordingSource(folder: folder, options: options)
+    case .record3d: return try Record3DRecordingSource(path: folder, options: options)
+    case .arkitscenes: return try ARKitScenesRecordingSource(folder: folder, options: options)
     }
   }
 }

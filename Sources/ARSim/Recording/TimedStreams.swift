@@ -4,13 +4,14 @@
 /// IMU samples from a text file, handed out frame by frame.
 final class IMUStream {
   private let reader: LineReader
-  private let parse: (LineReader, [Substring]) throws(RecordingError) -> IMUSample
+  private let parse: (LineReader, [Substring]) throws(RecordingError) -> IMUSample?
   private var pending: IMUSample?
   private var lastTimestamp = -Double.infinity
 
-  /// - Parameter parse: turns one record's fields into a sample (throwing with the reader's line).
+  /// - Parameter parse: turns one record's fields into a sample (throwing with the reader's line),
+  ///   or nil for a record to skip (a header line).
   init(
-    path: String, parse: @escaping (LineReader, [Substring]) throws(RecordingError) -> IMUSample
+    path: String, parse: @escaping (LineReader, [Substring]) throws(RecordingError) -> IMUSample?
   ) throws(RecordingError) {
     reader = try LineReader(path: path)
     self.parse = parse
@@ -32,8 +33,12 @@ final class IMUStream {
   }
 
   private func readSample() throws(RecordingError) -> IMUSample? {
-    guard let fields = try reader.nextRecord() else { return nil }
-    let sample = try parse(reader, fields)
+    var parsed: IMUSample?
+    while parsed == nil {
+      guard let fields = try reader.nextRecord() else { return nil }
+      parsed = try parse(reader, fields)
+    }
+    let sample = parsed!
     guard sample.timestamp > lastTimestamp else {
       throw reader.error("timestamp \(sample.timestamp) is not after the previous sample's \(lastTimestamp)")
     }

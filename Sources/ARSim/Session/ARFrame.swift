@@ -20,8 +20,18 @@ public final class ARPointCloud: Sendable {
 
 /// A depth map registered to the captured image (ARKit's `ARDepthData`).
 public struct ARDepthData: Sendable {
-  /// Z-depth in metres along the camera's viewing direction, image-sized; NaN where unknown.
+  /// Z-depth in metres along the camera's viewing direction, at the depth sensor's own resolution
+  /// (a phone's 256x192 under a larger image; `RecordingInfo.depthIntrinsics`); NaN where unknown.
   public let depthMap: DepthImage
+  /// The sensor's confidence per depth pixel (ARKit's `ARConfidenceLevel`: 0 low, 1 medium, 2 high),
+  /// or nil when the recording has none.
+  public let confidenceMap: ConfidenceMap?
+
+  /// Depth data of one frame.
+  public init(depthMap: DepthImage, confidenceMap: ConfidenceMap? = nil) {
+    self.depthMap = depthMap
+    self.confidenceMap = confidenceMap
+  }
 }
 
 /// One captured frame with its camera, anchors and points, as the session delivers it.
@@ -35,8 +45,9 @@ public final class ARFrame: Sendable {
   public let anchors: [ARAnchor]
   /// Tracked feature points in world coordinates, or nil before tracking starts.
   public let rawFeaturePoints: ARPointCloud?
-  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation.
-  public let capturedImage: CapturedImage
+  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation; nil
+  /// when the recording holds no images (replayed by depth-only tracking).
+  public let capturedImage: CapturedImage?
   /// Depth registered to the image, when the recording has it.
   public let sceneDepth: ARDepthData?
   /// Index of the frame in the recording (ARSim's addition).
@@ -55,10 +66,10 @@ public final class ARFrame: Sendable {
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil,
+    capturedImage: CapturedImage?, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil,
     estimatesLight: Bool = false, raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
   ) {
-    lightEstimate = estimatesLight ? ARLightEstimate(image: capturedImage) : nil
+    lightEstimate = estimatesLight ? capturedImage.flatMap { ARLightEstimate(image: $0) } : nil
     worldMappingStatus = Self.mappingStatus(camera: camera, featureCount: rawFeaturePoints?.count ?? 0)
     self.raycaster = raycaster
     self.timestamp = timestamp

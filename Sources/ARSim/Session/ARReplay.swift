@@ -48,6 +48,15 @@ public final class ARReplay {
       finished = true
       return nil
     }
+    if frame.image == nil, !session.tracksWithoutImages {
+      finished = true
+      let error = RecordingError(
+        file: source.info.path,
+        "the recording has no images (\(source.info.notes.first ?? "no colour frames")); replay it with --mode depth"
+      )
+      session.fail(error)
+      throw error
+    }
     lastFrame = frame
     var outcome = session.process(frame, info: source.info)
     outcome.timings.read = readSeconds

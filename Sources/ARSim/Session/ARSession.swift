@@ -149,6 +149,9 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Frames
 
+  /// Whether the configured tracking reads no images (depth-only), so image-less frames can be replayed.
+  package var tracksWithoutImages: Bool { locked { _configuration?.tracking.mode == .depth } }
+
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
   /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
@@ -215,7 +218,9 @@ public final class ARSession: @unchecked Sendable {
         return PlaneDetector(options: options, generation: runCount, sessionIdentifier: identifier)
       }()
     planeDetector = detector
-    return detector.process(recorded, tracked: tracked, intrinsics: info.intrinsics)
+    return detector.process(
+      recorded, depth: recorded.depth(minConfidence: configuration.tracking.minDepthConfidence),
+      tracked: tracked, intrinsics: info.depthIntrinsics ?? info.intrinsics)
   }
 
   /// The frame and its callbacks, in delivery order.
@@ -232,7 +237,8 @@ public final class ARSession: @unchecked Sendable {
       timestamp: recorded.timestamp, camera: camera,
       anchors: book.anchors(planes: planeDetector?.anchors ?? []),
       rawFeaturePoints: features, capturedImage: recorded.image,
-      sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0) }, frameIndex: recorded.index,
+      sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
+      frameIndex: recorded.index,
       poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
       raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
     _currentFrame = frame

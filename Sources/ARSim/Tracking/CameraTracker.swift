@@ -68,15 +68,17 @@ package final class CameraTracker {
   /// normally since: frames are then `limited(.relocalizing)`.
   private var relocalizing = false
 
-  /// A tracker for a recording; `options.mode` nil follows the recording (RGB-D when it has depth).
+  /// A tracker for a recording; `options.mode` nil follows the recording (``TrackerOptions/Mode/following(_:)``).
   package init(info: RecordingInfo, options: TrackerOptions) {
     self.info = info
     var resolved = options
-    resolved.mode = options.mode ?? (info.hasDepth ? .rgbd : .mono)
+    resolved.mode = options.mode ?? .following(info)
     self.options = resolved
-    switch resolved.mode {
+    switch resolved.mode ?? .rgbd {
+    case .rgbd: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved)
     case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
-    default: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved)
+    case .depth:
+      odometry = DepthOdometry(intrinsics: info.depthIntrinsics ?? info.intrinsics, options: resolved)
     }
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
@@ -97,7 +99,14 @@ package final class CameraTracker {
 
   /// Tracks the next frame of the recording.
   package func track(_ frame: RecordedFrame) -> TrackedFrame {
-    let result = odometry.process(gray: frame.image.gray, depth: frame.depth, timestamp: frame.timestamp)
+    // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
+    // odometry reads no image.
+    let gray = frame.image?.gray ?? GrayImage(width: 0, height: 0, pixels: [])
+    var depth = frame.depth(minConfidence: options.minDepthConfidence)
+    if options.mode != .depth, let map = depth {
+      depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
+    }
+    let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     if startTime == nil {
       startTime = frame.timestamp
       fixGravityWithoutAccelerometer(frame)

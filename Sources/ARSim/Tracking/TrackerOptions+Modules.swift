@@ -146,4 +146,21 @@ extension TrackerOptions {
     /// The defaults.
     public init() {}
   }
+
+  /// Depth-only odometry (`Mode.depth`): ICP against a keyframe's depth map.
+  public struct DepthOnly: Codable, Sendable, Equatable {
+    /// A new keyframe once the camera has moved this far from the current one, metres. Default 0.04.
+    public var keyframeTranslation = 0.04
+    /// A new keyframe once the camera has turned this far from the current one, degrees. Default 4.
+    public var keyframeRotationDegrees = 4.0
+    /// A new keyframe when the alignment's inlier fraction falls below this. Default 0.5.
+    public var keyframeOverlap = 0.5
+    /// Alignments with a smaller inlier fraction are no measurement. Default 0.15.
+    public var minInlierFraction = 0.15
+    /// Inlier fraction below which the state is `limited(.insufficientFeatures)`. Default 0.3.
+    public var normalInlierFraction = 0.3
+
+    /// The defaults.
+    public init() {}
+  }
 }

@@ -8,9 +8,20 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
     case rgbd
     /// Images only: two-view initialisation, triangulation, PnP against the map.
     case mono
+    /// Depth only: point-to-plane ICP of each depth map against a keyframe's, at the depth map's
+    /// own resolution; reads no image (recordings without colour, rooms without texture).
+    case depth
+
+    /// The mode a recording asks for: `.depth` when it has depth but no images, `.rgbd` when it has
+    /// both, `.mono` when it has no depth.
+    public static func following(_ info: RecordingInfo) -> Mode {
+      guard info.hasDepth else { return .mono }
+      return info.hasImages ? .rgbd : .depth
+    }
   }
 
-  /// Tracking mode, or nil to follow the recording: `.rgbd` when it has depth, else `.mono`. Default nil.
+  /// Tracking mode, or nil to follow the recording (``Mode/following(_:)``: `.rgbd` when it has
+  /// depth and images, `.depth` for depth without images, else `.mono`). Default nil.
   public var mode: Mode? = nil
   /// Number of tracked features the tracker keeps alive. Default 300.
   public var targetFeatures: Int = 300
@@ -47,6 +58,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var interruptionThreshold: Double = 1
   /// Monocular only: metric scale to apply when the recording has no depth (`--scale`). Default nil.
   public var monocularScale: Double? = nil
+  /// Depth pixels whose recorded confidence (ARKit's 0 low, 1 medium, 2 high) is below this are
+  /// skipped by tracking and plane detection. Default 1 (skip low). Recordings without a
+  /// confidence map use every pixel.
+  public var minDepthConfidence: UInt8 = 1
   /// Seed of every random choice (RANSAC). Default 1.
   public var seed: UInt64 = 1
   /// The RGB-D odometry's depth model and fall-backs.
@@ -59,6 +74,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var localBundle = LocalBundle()
   /// Raycasts against an estimated plane.
   public var estimatedPlane = EstimatedPlane()
+  /// Depth-only odometry.
+  public var depthOnly = DepthOnly()
 
   /// The defaults.
   public init() {}

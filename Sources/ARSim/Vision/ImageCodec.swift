@@ -83,6 +83,16 @@ package enum ImageCodec {
     try decode(data, mode: Int32(CV_DECODE_DEPTH16), as: UInt16.self)
   }
 
+  /// Decodes a single-channel float image (OpenEXR, half or full float) into 32-bit floats,
+  /// row-major. Anything else (several channels, integer data) is rejected with a `.decode` error
+  /// naming its type.
+  package static func decodeFloat32(_ data: [UInt8]) throws(VisionError) -> (
+    width: Int, height: Int, values: [Float]
+  ) {
+    let raw = try decode(data, mode: Int32(CV_DECODE_FLOAT32), as: UInt32.self)
+    return (raw.width, raw.height, raw.values.map { Float(bitPattern: $0) })
+  }
+
   /// Writes a gray image; the format follows the extension of `path` (`.png`, `.jpg`, `.jpeg`).
   /// `quality` is the JPEG quality (1...100, default 95) or the PNG compression level
   /// (0...9, default 3; PNG is lossless at every level).
@@ -111,6 +121,19 @@ package enum ImageCodec {
     try write(
       pixels: bytes, width: width, height: height, channels: 1, bytesPerChannel: 2, path: path,
       quality: compression)
+  }
+
+  /// Writes single-channel 32-bit floats (row-major, `width * height` of them) losslessly as an
+  /// OpenEXR file (FLOAT channel); `path` must end in `.exr`.
+  package static func writeFloat32(width: Int, height: Int, values: [Float], to path: String)
+    throws(VisionError)
+  {
+    guard width > 0, height > 0, values.count == width * height else {
+      throw .invalidArgument("values.count (\(values.count)) must be width * height (\(width) x \(height))")
+    }
+    let bytes = values.withUnsafeBytes { [UInt8]($0) }
+    try write(
+      pixels: bytes, width: width, height: height, channels: 1, bytesPerChannel: 4, path: path, quality: 0)
   }
 
   // MARK: Implementation

@@ -52,7 +52,8 @@ typedef struct cv_status {
 enum {
   CV_DECODE_GRAY8 = 0,   ///< 8-bit, 1 channel (colour input is converted).
   CV_DECODE_RGB8 = 1,    ///< 8-bit, 3 channels in R, G, B order.
-  CV_DECODE_DEPTH16 = 2  ///< 16-bit unsigned, 1 channel, as stored (no conversion).
+  CV_DECODE_DEPTH16 = 2, ///< 16-bit unsigned, 1 channel, as stored (no conversion).
+  CV_DECODE_FLOAT32 = 3  ///< 32-bit float, 1 channel (OpenEXR; half-float channels widened exactly).
 };
 
 /// The largest image side decoded, in pixels, and the largest pixel count (64 Mi): checked from
@@ -86,8 +87,9 @@ int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t 
                         size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
 
 /// Encodes a tightly packed image and writes it to `path`. The format follows
-/// the extension (.png or .jpg/.jpeg). `bytes_per_channel` is 1 or 2 (2 only
-/// for PNG); 3-channel input is in R, G, B order. `quality` is the JPEG quality
+/// the extension (.png, .jpg/.jpeg, or .exr for one 32-bit float channel).
+/// `bytes_per_channel` is 1 or 2 (2 only for PNG) or 4 (float, only for EXR);
+/// 3-channel input is in R, G, B order. `quality` is the JPEG quality
 /// (1...100) or the PNG compression level (0...9). Unsupported extensions and
 /// out-of-range arguments give CV_ERR_INVALID_ARGUMENT; a failed write CV_ERR_IO.
 int32_t cv_image_write(const char *path, const uint8_t *pixels, int32_t width, int32_t height,

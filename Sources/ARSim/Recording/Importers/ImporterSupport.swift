@@ -1,0 +1,78 @@
+import Foundation
+
+extension CameraIntrinsics {
+  /// These intrinsics for the same field of view sampled at another resolution (a phone's depth
+  /// map under its colour image): image corners stay corners, so a pixel centre u maps to
+  /// (u + 0.5) * s - 0.5 with s = newWidth / width (and likewise in y).
+  public func scaled(toWidth newWidth: Int, height newHeight: Int) -> CameraIntrinsics {
+    let sx = Double(newWidth) / Double(width)
+    let sy = Double(newHeight) / Double(height)
+    return CameraIntrinsics(
+      fx: fx * sx, fy: fy * sy, cx: (cx + 0.5) * sx - 0.5, cy: (cy + 0.5) * sy - 0.5, width: newWidth,
+      height: newHeight)
+  }
+}
+
+/// Per-frame files and numbers the phone-app readers share.
+enum ImporterFiles {
+  /// Decodes an 8-bit confidence PNG (levels 0, 1, 2) of the depth map's size.
+  static func confidence(_ path: String, width: Int, height: Int, listedIn index: String, line: Int)
+    throws(RecordingError) -> ConfidenceMap
+  {
+    let data = try FrameFiles.bytes(path, listedIn: index, line: line)
+    let image: GrayImage
+    do {
+      image = try ImageCodec.decodeGray(data)
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+    return try confidence(
+      image.pixels, width: image.width, height: image.height, expected: (width, height), path)
+  }
+
+  /// Checks raw confidence levels: the expected size and every level 0...2.
+  static func confidence(
+    _ levels: [UInt8], width: Int, height: Int, expected: (width: Int, height: Int), _ path: String
+  ) throws(RecordingError) -> ConfidenceMap {
+    guard width == expected.width, height == expected.height else {
+      throw RecordingError(
+        file: path,
+        "confidence map is \(width)x\(height) but the depth map is \(expected.width)x\(expected.height)")
+    }
+    if let bad = levels.first(where: { $0 > 2 }) {
+      throw RecordingError(file: path, "confidence level \(bad) is not 0, 1 or 2")
+    }
+    return ConfidenceMap(width: width, height: height, levels: levels)
+  }
+
+  /// Parses `count` numbers from the fields of a record, naming the field on error.
+  static func numbers(_ fields: ArraySlice<Substring>, _ names: [String], _ reader: LineReader)
+    throws(RecordingError) -> [Double]
+  {
+    guard fields.count >= names.count else {
+      throw reader.error(
+        "expected \(names.count) fields '\(names.joined(separator: " "))', got \(fields.count)")
+    }
+    var values: [Double] = []
+    for (field, name) in zip(fields, names) { values.append(try reader.number(field, name)) }
+    return values
+  }
+
+  /// A pose from a translation and a quaternion (x, y, z, w) that must have unit length within 1e-3
+  /// (normalised as TUM trajectories are).
+  static func pose(
+    translation t: [Double], quaternion q: [Double], _ reader: LineReader
+  ) throws(RecordingError) -> RigidTransform {
+    let norm = simd_length(SIMD4(q[0], q[1], q[2], q[3]))
+    guard abs(norm - 1) < 1e-3, let pose = RigidTransform(tumValues: t + q) else {
+      throw reader.error("quaternion has length \(norm), expected 1")
+    }
+    return pose
+  }
+
+  /// Whether `path` is an existing directory.
+  static func isDirectory(_ path: String) -> Bool {
+    var isDirectory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+  }
+}

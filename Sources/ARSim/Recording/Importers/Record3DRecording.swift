@@ -1,0 +1,267 @@
+import Foundation
+
+/// Reads a Record3D export, streaming: the EXR+JPG folder or the `.r3d` file (a zip).
+///
+/// - `metadata.json` (folder) or `metadata` (in the zip): `w`, `h` (colour size), `dw`, `dh`
+///   (depth size), `fps`, `K` (9 numbers, column-major, for the colour size), `poses` (one
+///   `[qx, qy, qz, qw, px, py, pz]` per frame: camera to world, OpenGL camera axes x right, y up,
+///   z back, in ARKit's gravity-aligned y-up world, whose origin need not be the first camera),
+///   `frameTimestamps` (seconds from 0; frame / fps when absent).
+/// - Folder: `rgb/{i}.jpg`, `depth/{i}.exr` (one float channel, metres; half floats widened).
+/// - `.r3d`: `rgbd/{i}.jpg`, `rgbd/{i}.depth` (LZFSE-compressed float32 dh x dw, NaN = none),
+///   `rgbd/{i}.conf` (LZFSE-compressed uint8 confidence).
+///
+/// Frames whose files are absent are gaps in the export: skipped, and counted in
+/// ``RecordingInfo/notes``, not errors. The reference trajectory is ARKit's.
+public struct Record3DRecordingSource: FrameSource {
+  public let info: RecordingInfo
+  private let options: FrameSourceOptions
+  private let archive: ZipArchive?
+  private let poses: [[Double]]
+  private let timestamps: [Double]
+  private let present: [Bool]
+  private var next = 0
+  private var nextIndex = 0
+
+  /// Whether `path` is a Record3D export (a `.r3d` file or a folder with `metadata.json` and `rgb/`).
+  public static func recognizes(path: String) -> Bool {
+    if path.lowercased().hasSuffix(".r3d") { return FileManager.default.fileExists(atPath: path) }
+    return FileManager.default.fileExists(atPath: path + "/metadata.json")
+      && ImporterFiles.isDirectory(path + "/rgb")
+  }
+
+  /// Opens the export and checks its metadata and which frames are present.
+  /// - Throws: ``RecordingError`` naming the file (or `archive:member`) and the problem.
+  public init(path: String, options: FrameSourceOptions = FrameSourceOptions()) throws(RecordingError) {
+    self.options = options
+    let metadataName: String
+    let metadataBytes: [UInt8]
+    if path.lowercased().hasSuffix(".r3d") {
+      let zip = try ZipArchive(path: path)
+      archive = zip
+      metadataName = path + ":metadata"
+      guard let bytes = try zip.read("metadata") else {
+        throw RecordingError(file: path, "no 'metadata' member: not a Record3D .r3d file")
+      }
+      metadataBytes = bytes
+    } else {
+      archive = nil
+      metadataName = path + "/metadata.json"
+      metadataBytes = try FrameFiles.bytes(metadataName, listedIn: path, line: 0)
+    }
+    let m = try Record3DMetadata(json: metadataBytes, source: metadataName)
+    poses = m.poses
+    timestamps = m.timestamps
+    var present: [Bool] = []
+    for i in poses.indices {
+      let (image, depth) = Self.names(i, zipped: archive != nil)
+      present.append(
+        archive.map { $0.contains(image) && $0.contains(depth) }
+          ?? (FileManager.default.fileExists(atPath: path + "/" + image)
+            && FileManager.default.fileExists(atPath: path + "/" + depth)))
+    }
+    self.present = present
+    let gaps = present.indices.filter { !present[$0] }
+    guard gaps.count < present.count else {
+      throw RecordingError(file: path, "none of the \(present.count) frames in the metadata has its files")
+    }
+    var intrinsics = try m.colour.validated(source: metadataName)
+    if let override = options.intrinsicsOverride {
+      intrinsics = try override.resized(
+        width: intrinsics.width, height: intrinsics.height, source: "--intrinsics")
+    }
+    var info = RecordingInfo(
+      path: path, format: .record3d, intrinsics: intrinsics,
+      intrinsicsSource: options.intrinsicsOverride == nil ? metadataName : "--intrinsics", hasDepth: true,
+      hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true, frameRate: m.fps,
+      frameCount: present.count - gaps.count, groundTruthGravity: SIMD3(0, -1, 0))
+    info.depthIntrinsics = intrinsics.scaled(toWidth: m.depthWidth, height: m.depthHeight)
+    info.referenceKind = .arkit
+    if !gaps.isEmpty {
+      let listed = gaps.prefix(5).map(String.init).joined(separator: ", ") + (gaps.count > 5 ? ", ..." : "")
+      info.notes.append(
+        "\(gaps.count) of \(present.count) frames missing from the export (gaps at \(listed))")
+    }
+    self.info = info
+  }
+
+  private static func names(_ i: Int, zipped: Bool) -> (image: String, depth: String) {
+    zipped ? ("rgbd/\(i).jpg", "rgbd/\(i).depth") : ("rgb/\(i).jpg", "depth/\(i).exr")
+  }
+
+  public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    while next < present.count, !present[next] { next += 1 }
+    guard next < present.count else { return nil }
+    let i = next
+    next += 1
+    let (imageName, depthName) = Self.names(i, zipped: archive != nil)
+    let k = info.intrinsics
+    let dk = info.depthIntrinsics!
+    let imagePath = archive == nil ? info.path + "/" + imageName : info.path + ":" + imageName
+    let imageBytes = try bytes(imageName)
+    let image: CapturedImage
+    do {
+      image =
+        options.decodeColor
+        ? .rgb(try ImageCodec.decodeRGB(imageBytes)) : .gray(try ImageCodec.decodeGray(imageBytes))
+    } catch {
+      throw RecordingError(file: imagePath, error.message)
+    }
+    guard image.width == k.width, image.height == k.height else {
+      throw RecordingError(
+        file: imagePath, "image is \(image.width)x\(image.height), the metadata says \(k.width)x\(k.height)")
+    }
+    var depth: DepthImage?
+    var confidence: ConfidenceMap?
+    if options.loadDepth {
+      depth = try archive == nil ? exrDepth(depthName, size: dk) : r3dDepth(depthName, size: dk)
+      let confidenceName = "rgbd/\(i).conf"
+      if let archive, let compressed = try archive.read(confidenceName) {
+        let where_ = info.path + ":" + confidenceName
+        let levels: [UInt8]
+        do {
+          levels = try LZFSE.decode(compressed, maxSize: dk.width * dk.height)
+        } catch {
+          throw RecordingError(file: where_, error.description)
+        }
+        guard levels.count == dk.width * dk.height else {
+          throw RecordingError(
+            file: where_, "holds \(levels.count) levels, expected \(dk.width)x\(dk.height)")
+        }
+        confidence = try ImporterFiles.confidence(
+          levels, width: dk.width, height: dk.height, expected: (dk.width, dk.height), where_)
+      }
+    }
+    let p = poses[i]
+    let worldFromGL = RigidTransform(
+      rotation: simd_quatd(
+        vector: SIMD4(p[0], p[1], p[2], p[3]) / simd_length(SIMD4(p[0], p[1], p[2], p[3]))),
+      translation: SIMD3(p[4], p[5], p[6]))
+    var frame = RecordedFrame(
+      index: nextIndex, timestamp: timestamps[i], image: image, depth: depth, imu: [],
+      groundTruth: worldFromGL * cameraFromOptical, confidence: confidence)
+    if options.keepEncodedImages { frame.encodedImage = (imageBytes, "jpg") }
+    nextIndex += 1
+    return frame
+  }
+
+  private func bytes(_ name: String) throws(RecordingError) -> [UInt8] {
+    if let archive {
+      guard let bytes = try archive.read(name) else {
+        throw RecordingError(file: info.path, "no member \(name)")
+      }
+      return bytes
+    }
+    return try FrameFiles.bytes(info.path + "/" + name, listedIn: info.path + "/metadata.json", line: 0)
+  }
+
+  private func exrDepth(_ name: String, size: CameraIntrinsics) throws(RecordingError) -> DepthImage {
+    let path = info.path + "/" + name
+    let raw: (width: Int, height: Int, values: [Float])
+    do {
+      raw = try ImageCodec.decodeFloat32(try bytes(name))
+    } catch let error as VisionError {
+      throw RecordingError(file: path, error.message)
+    } catch {
+      throw error as! RecordingError
+    }
+    guard raw.width == size.width, raw.height == size.height else {
+      throw RecordingError(
+        file: path, "depth is \(raw.width)x\(raw.height), the metadata says \(size.width)x\(size.height)")
+    }
+    return DepthImage(
+      width: raw.width, height: raw.height, metres: raw.values.map { $0 > 0 && $0.isFinite ? $0 : .nan })
+  }
+
+  private func r3dDepth(_ name: String, size: CameraIntrinsics) throws(RecordingError) -> DepthImage {
+    let path = info.path + ":" + name
+    let expected = size.width * size.height * 4
+    let decoded: [UInt8]
+    do {
+      decoded = try LZFSE.decode(try bytes(name), maxSize: expected)
+    } catch let error as LZFSEError {
+      throw RecordingError(file: path, error.description)
+    } catch {
+      throw error as! RecordingError
+    }
+    guard decoded.count == expected else {
+      throw RecordingError(
+        file: path,
+        "holds \(decoded.count) bytes, expected \(expected) (float32 \(size.width)x\(size.height))")
+    }
+    let metres = decoded.withUnsafeBytes { raw in
+      (0..<size.width * size.height).map { i -> Float in
+        let value = Float(
+          bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)))
+        return value > 0 && value.isFinite ? value : .nan
+      }
+    }
+    return DepthImage(width: size.width, height: size.height, metres: metres)
+  }
+}
+
+/// The fields of a Record3D `metadata` file that the reader uses, checked.
+struct Record3DMetadata {
+  var colour: CameraIntrinsics
+  var depthWidth: Int
+  var depthHeight: Int
+  var fps: Double?
+  var poses: [[Double]]
+  var timestamps: [Double]
+
+  init(json: [UInt8], source: String) throws(RecordingError) {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(json)),
+      let root = object as? [String: Any]
+    else {
+      throw RecordingError(file: source, "not a JSON object")
+    }
+    func int(_ key: String) throws(RecordingError) -> Int {
+      guard let value = root[key] as? NSNumber, let int = Int(exactly: value.doubleValue), int > 0 else {
+        throw RecordingError(file: source, "'\(key)' must be a positive integer")
+      }
+      return int
+    }
+    func numbers(_ value: Any?, _ key: String) throws(RecordingError) -> [Double] {
+      guard let array = value as? [NSNumber], array.allSatisfy({ $0.doubleValue.isFinite }) else {
+        throw RecordingError(file: source, "'\(key)' must be an array of numbers")
+      }
+      return array.map(\.doubleValue)
+    }
+    let k = try numbers(root["K"], "K")
+    guard k.count == 9 else { throw RecordingError(file: source, "'K' must hold 9 numbers, got \(k.count)") }
+    colour = CameraIntrinsics(
+      fx: k[0], fy: k[4], cx: k[6], cy: k[7], width: try int("w"), height: try int("h"))
+    depthWidth = try int("dw")
+    depthHeight = try int("dh")
+    fps = (root["fps"] as? NSNumber)?.doubleValue
+    guard let list = root["poses"] as? [Any], !list.isEmpty else {
+      throw RecordingError(file: source, "'poses' must be a non-empty array")
+    }
+    var poses: [[Double]] = []
+    for (i, entry) in list.enumerated() {
+      let pose = try numbers(entry, "poses[\(i)]")
+      guard pose.count == 7, simd_length(SIMD4(pose[0], pose[1], pose[2], pose[3])) > 0.5 else {
+        throw RecordingError(
+          file: source, "'poses[\(i)]' must be [qx, qy, qz, qw, px, py, pz] with a unit quaternion")
+      }
+      poses.append(pose)
+    }
+    self.poses = poses
+    if let stamps = root["frameTimestamps"] {
+      timestamps = try numbers(stamps, "frameTimestamps")
+      guard timestamps.count == poses.count else {
+        throw RecordingError(
+          file: source, "'frameTimestamps' has \(timestamps.count) entries for \(poses.count) poses")
+      }
+      for i in timestamps.indices.dropFirst() where timestamps[i] <= timestamps[i - 1] {
+        throw RecordingError(
+          file: source, "'frameTimestamps[\(i)]' \(timestamps[i]) is not after the previous")
+      }
+    } else {
+      guard let fps, fps > 0 else {
+        throw RecordingError(file: source, "neither 'frameTimestamps' nor a positive 'fps'")
+      }
+      timestamps = poses.indices.map { Double($0) / fps }
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import ARSim
+import ARSimTestSupport
+import Foundation
+import Testing
+
+/// Record3D exports: the `.r3d` zip made by Tools/make_record3d_fixture.py (LZFSE depth and
+/// confidence from Apple's reference encoder) and the EXR+JPG folder built here from the same numbers.
+@Suite struct Record3DTests {
+  static let folder = Datasets.root + "/Tests/Fixtures/record3d"
+
+  /// The depth the fixture holds: (1000 + 10 x + 5 y + frame) mm as float32, NaN at (0, 0).
+  static func expectedDepth(frame: Int) -> [Float] {
+    (0..<12).flatMap { y in
+      (0..<16).map { x in x == 0 && y == 0 ? .nan : Float(1000 + 10 * x + 5 * y + frame) * Float(0.001) }
+    }
+  }
+
+  @Test func readsTheR3DFile() throws {
+    let path = Self.folder + "/tiny.r3d"
+    #expect(try Recording.detectFormat(folder: path) == .record3d)
+    var source = try Recording.open(folder: path)
+    #expect(source.info.referenceKind == .arkit && source.info.notes.isEmpty && source.info.frameCount == 3)
+    #expect(
+      source.info.intrinsics == CameraIntrinsics(fx: 30, fy: 30, cx: 15.5, cy: 11.5, width: 32, height: 24))
+    let depthK = try #require(source.info.depthIntrinsics)
+    #expect(depthK.width == 16 && depthK.height == 12 && depthK.fx == 15 && depthK.cx == 7.5)
+    for i in 0..<3 {
+      let frame = try #require(try source.nextFrame())
+      #expect(abs(frame.timestamp - Double(i) / 60) < 1e-12)
+      let depth = try #require(frame.depth)
+      #expect(depth.metres.map(\.bitPattern) == Self.expectedDepth(frame: i).map(\.bitPattern))
+      let levels = (0..<12).flatMap { y in (0..<16).map { x in UInt8((x + y + i) % 3) } }
+      #expect(frame.confidence?.levels == levels)
+      // Camera-to-world in OpenGL axes with the identity rotation: the optical y axis points down.
+      let pose = try #require(frame.groundTruth)
+      #expect(simd_length(pose.translation - SIMD3(0.1 * Double(i), 1.5, 0.2)) < 1e-12)
+      #expect(simd_length(pose.rotate(SIMD3(0, 1, 0)) - SIMD3(0, -1, 0)) < 1e-12)
+    }
+    #expect(try source.nextFrame() == nil)
+  }
+
+  @Test func readsTheEXRFolderWithAGap() throws {
+    var r3d = try Recording.open(
+      folder: Self.folder + "/tiny.r3d",
+      options: {
+        var o = FrameSourceOptions()
+        o.decodeColor = true
+        return o
+      }())
+    let out = RecordingFixtures.temporaryFolder("record3d")
+    try FileManager.default.createDirectory(atPath: out + "/rgb", withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(atPath: out + "/depth", withIntermediateDirectories: true)
+    let metadata = """
+      {"w": 32, "h": 24, "dw": 16, "dh": 12, "fps": 60, "K": [30, 0, 0, 0, 30, 0, 15.5, 11.5, 1],
+       "poses": [[0, 0, 0, 1, 0, 1.5, 0.2], [0, 0, 0, 1, 0.1, 1.5, 0.2], [0, 0, 0, 1, 0.2, 1.5, 0.2]],
+       "frameTimestamps": [0, 0.0166666, 0.0333333]}
+      """
+    try metadata.write(toFile: out + "/metadata.json", atomically: true, encoding: .utf8)
+    for i in 0..<3 {
+      let frame = try #require(try r3d.nextFrame())
+      guard i != 1, case .rgb(let rgb) = frame.image else { continue }
+      try ImageCodec.write(rgb, to: out + "/rgb/\(i).jpg", quality: 95)
+      let depth = try #require(frame.depth)
+      try ImageCodec.writeFloat32(width: 16, height: 12, values: depth.metres, to: out + "/depth/\(i).exr")
+    }
+    #expect(try Recording.detectFormat(folder: out) == .record3d)
+    var source = try Recording.open(folder: out)
+    #expect(source.info.frameCount == 2)
+    #expect(source.info.notes == ["1 of 3 frames missing from the export (gaps at 1)"])
+    let first = try #require(try source.nextFrame())
+    let second = try #require(try source.nextFrame())
+    #expect(try source.nextFrame() == nil)
+    #expect(first.depth?.metres.map(\.bitPattern) == Self.expectedDepth(frame: 0).map(\.bitPattern))
+    #expect(second.depth?.metres.map(\.bitPattern) == Self.expectedDepth(frame: 2).map(\.bitPattern))
+    #expect(second.timestamp == 0.0333333 && first.confidence == nil)
+
+    // A depth EXR of the wrong type: a PNG under the name is refused with the file named.
+    try ImageCodec.write(GrayImage(width: 16, height: 12, fill: 3), to: out + "/depth/wrong.png")
+    try FileManager.default.removeItem(atPath: out + "/depth/2.exr")
+    try FileManager.default.moveItem(atPath: out + "/depth/wrong.png", toPath: out + "/depth/2.exr")
+    var damaged = try Recording.open(folder: out)
+    _ = try damaged.nextFrame()
+    #expect {
+      _ = try damaged.nextFrame()
+    } throws: { "\($0)".hasPrefix(out + "/depth/2.exr: ") && !"\($0)".contains("\n") }
+  }
+
+  @Test func damagedArchivesAreOneLineErrors() throws {
+    let bytes = try #require(FileManager.default.contents(atPath: Self.folder + "/tiny.r3d"))
+    let truncated = RecordingFixtures.temporaryFolder("r3d") + "/cut.r3d"
+    try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+    #expect {
+      _ = try Recording.open(folder: truncated)
+    } throws: { "\($0)".hasPrefix(truncated + ": not a readable zip archive") && !"\($0)".contains("\n") }
+
+    let bad = Self.folder + "/bad-depth.r3d"
+    var source = try Recording.open(folder: bad)
+    _ = try source.nextFrame()
+    #expect {
+      _ = try source.nextFrame()
+    } throws: {
+      "\($0)".hasPrefix(bad + ":rgbd/1.depth: corrupt LZFSE data at byte ") && !"\($0)".contains("\n")
+    }
+  }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Import speed and memory of `arsim import` on 256x192 phone depth (release build): frames per
+# second (median of 3 runs) and peak RSS for the first 100 frames and for all frames of a Stray
+# Scanner export (default ../shared/datasets/stray-demo2), so that flat memory shows as equal RSS.
+# Usage: Tools/bench-import.sh [STRAY_FOLDER]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src="${1:-../shared/datasets/stray-demo2}"
+[ -d "$src" ] || { echo "bench-import: $src is absent" >&2; exit 1; }
+swift build -c release --product arsim >&2
+bin=.build/release/arsim
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A 100-frame copy: the first 100 odometry rows, the same depth, confidence and IMU files.
+mkdir "$work/short"
+head -n 101 "$src/odometry.csv" > "$work/short/odometry.csv"
+for f in camera_matrix.csv imu.csv depth confidence; do ln -s "$(cd "$src" && pwd)/$f" "$work/short/$f"; done
+for name in short full; do
+  folder="$src"; [ "$name" = short ] && folder="$work/short"
+  rates=()
+  for run in 1 2 3; do
+    rm -rf "$work/out"
+    /usr/bin/time -f "%M" -o "$work/rss" "$bin" import "$folder" "$work/out" 2>/dev/null > "$work/log"
+    rates+=("$(sed -n 's/.*(\([0-9]*\) frames\/s).*/\1/p' "$work/log")")
+  done
+  median=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n 2p)
+  echo "$name: $(sed -n 's/^frames: \([0-9]*\) .*/\1/p' "$work/log") frames, median $median frames/s (runs ${rates[*]}), peak RSS $(cat "$work/rss") KB"
+done
