@@ -18,7 +18,7 @@ import Testing
     #expect(run.frames.map(\.index) == Array(0..<6))
     #expect(run.frames.allSatisfy { $0.groundTruth != nil })
     #expect(run.summary.frames == 6)
-    #expect(run.configuration.tracking.mode == .rgbd)
+    #expect(run.mode == .rgbd)
 
     let first = try RecordingEvaluator.evaluate(
       folder, options: options, target: .existingPlaneGeometry, alignment: .any)
