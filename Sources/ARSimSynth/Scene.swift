@@ -417,23 +417,6 @@ extension KeyedDecodingContainer {
   }
 }
 
-/// A string enumeration whose decoding error lists the accepted values.
-public protocol StrictStringEnum: RawRepresentable<String>, CaseIterable, Decodable {}
-
-extension StrictStringEnum {
-  public init(from decoder: any Decoder) throws {
-    let text = try decoder.singleValueContainer().decode(String.self)
-    guard let value = Self(rawValue: text) else {
-      let names = Self.allCases.map(\.rawValue).joined(separator: ", ")
-      throw DecodingError.dataCorrupted(
-        .init(
-          codingPath: decoder.codingPath,
-          debugDescription: "unknown value '\(text)' (expected one of \(names))"))
-    }
-    self = value
-  }
-}
-
 extension SyntheticScene {
   /// The scene with images `factor` times the size (rounded to whole pixels): focal lengths scale by
   /// the size ratio and the principal point maps as `(c + 0.5)·ratio − 0.5`, so the same rays pass
