@@ -11,10 +11,11 @@ public struct AssetError: Error, LocalizedError, CustomStringConvertible, Sendab
   /// What is wrong, starting lower case, with the byte offset, line or key where one is known.
   public var problem: String
 
-  /// An error for `file` with `problem`.
+  /// An error for `file` with `problem`. Control characters in either (names read from a damaged
+  /// file can hold line breaks) are escaped, so the error stays one line.
   public init(file: String, problem: String) {
-    self.file = file
-    self.problem = problem
+    self.file = file.escapingControlCharacters
+    self.problem = problem.escapingControlCharacters
   }
 
   /// `file: problem`.
@@ -34,4 +35,14 @@ struct FormatError: Error {
 extension FormatError {
   /// The public error for `file`.
   func `in`(_ file: String) -> AssetError { AssetError(file: file, problem: problem) }
+}
+
+extension String {
+  /// The string with control characters (line breaks, NUL, ...) written as Swift escapes (`\n`, `\0`).
+  fileprivate var escapingControlCharacters: String {
+    guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return self }
+    return unicodeScalars.map { scalar in
+      scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+    }.joined()
+  }
 }

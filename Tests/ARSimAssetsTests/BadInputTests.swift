@@ -23,6 +23,17 @@ import Testing
     return (end, central)
   }
 
+  /// A fuzzer finding: a damaged archive whose member name holds a line break gave a two-line error.
+  @Test func namesFromTheFileStayOnOneLine() throws {
+    var bytes = try Fixtures.bytes("scene.usdz")
+    // The first local header's name starts at byte 30: put a line break into it.
+    bytes[31] = UInt8(ascii: "\n")
+    let error = try #require(self.error(bytes, "usdz", file: "model.usdz"))
+    #expect(!error.description.contains("\n"))
+    #expect(error.description.hasPrefix("model.usdz"))
+    #expect(AssetError(file: "a\nb", problem: "x\ry\u{0}").description == #"a\nb: x\ry\0"#)
+  }
+
   @Test func truncatedArchives() throws {
     let zip = try Fixtures.bytes("scene.usdz")
     for length in [0, 10, 21, zip.count / 2, zip.count - 1] {
