@@ -23,7 +23,8 @@ enum FuzzTarget: String, CaseIterable {
   case taps
   /// A scene JSON for `arsim generate` (decoded and validated, not rendered).
   case scene
-  /// An encoded image (PNG, JPEG, OpenEXR, ...) decoded as grey, RGB and 16-bit depth through CVision.
+  /// An encoded image (PNG, JPEG, OpenEXR, ...) decoded as grey, RGB, 16-bit depth and float through
+  /// CVision.
   case image
   /// The strict JSON syntax check.
   case json
@@ -105,6 +106,7 @@ final class FuzzHarness {
       for decode in [
         { () throws -> Void in _ = try ImageCodec.decodeGray(data) },
         { _ = try ImageCodec.decodeRGB(data) }, { _ = try ImageCodec.decodeDepth16(data) },
+        { _ = try ImageCodec.decodeFloat32(data) },
       ] {
         do { try decode() } catch let error as VisionError {
           precondition(!error.message.isEmpty && !error.message.contains("\n"), "not one line: \(error)")

@@ -77,7 +77,12 @@ typedef struct cv_image_info {
 /// print while decoding is captured and appended to the status message, never shown on stderr.
 /// Truncated PNG and JPEG data is rejected (libjpeg would otherwise fill the
 /// missing rows with grey): PNG must reach its IEND chunk, JPEG must end with the
-/// FFD9 marker (zero padding after it is accepted). Empty, unknown or corrupt data
+/// FFD9 marker (zero padding after it is accepted). OpenEXR is read only as a single-part
+/// scanline image (no tiles, deep data or several parts) whose whole header is checked first: the
+/// required attributes once each with valid values, 1 to 64 channels of known pixel types, both
+/// windows within the limits above, at most 4 * CV_IMAGE_MAX_PIXELS bytes of pixels, and a
+/// line-offset table whose entries all point at chunks of the right scanline within the data, each
+/// no larger than its pixels and not smaller than its compression can reach. Empty, unknown or corrupt data
 /// gives CV_ERR_DECODE. When `capacity` is too small, fills `info` and returns
 /// CV_ERR_BUFFER_TOO_SMALL without writing `out`; for PNG and JPEG the size comes
 /// from the header, so a size query (`out` NULL, `capacity` 0) does not decode.
