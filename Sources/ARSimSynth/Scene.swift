@@ -75,7 +75,7 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
 
   /// What a surface is, as plane detection would classify it.
   public enum SurfaceLabel: String, Codable, Sendable, CaseIterable, StrictStringEnum {
-    case floor, table, wall, ceiling, seat, other
+    case floor, table, wall, ceiling, seat, door, window, other
   }
 
   /// A planar surface: a rectangle or a convex polygon, with a material.
