@@ -1,4 +1,5 @@
-// Image decoding and encoding: cv_image_decode, cv_image_write, cv_set_num_threads.
+// Image decoding and encoding: cv_image_decode (PNG and JPEG through codecs.cpp, OpenEXR through
+// OpenCV), cv_image_write, cv_set_num_threads.
 
 #include <algorithm>
 #include <cctype>
@@ -9,6 +10,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "codecs.hpp"
 #include "cvision.h"
 #include "exr_header.hpp"
 #include "status.hpp"
@@ -206,6 +208,20 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
         cvision::fail(CV_ERR_BUFFER_TOO_SMALL, "output buffer holds %zu bytes; the image needs %lld", capacity,
                       (long long)info->byte_count);
       }
+    }
+
+    if (is_png(data, size) || is_jpeg(data, size)) {
+      const bool png = is_png(data, size);
+      if (mode == CV_DECODE_FLOAT32) {
+        fail(CV_ERR_DECODE, "expected a single-channel float image (OpenEXR), got %s data", png ? "PNG" : "JPEG");
+      }
+      if (png) {
+        cvision::decode_png(data, size, mode, out);
+      } else {
+        cvision::decode_jpeg(data, size, mode, out, width, height);
+      }
+      fill_info(info, width, height, channels, bytes_per_channel);
+      return CV_OK;
     }
 
     const cv::Mat encoded(1, int(size), CV_8UC1, const_cast<uint8_t *>(data));
