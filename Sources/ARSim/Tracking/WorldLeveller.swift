@@ -25,7 +25,8 @@ struct WorldLeveller {
   private(set) var upInO: SIMD3<Double>?
   private(set) var worldFromO: RigidTransform?
   /// Whether the world is past its provisional start (``TrackerOptions/gravityWindow`` after the first
-  /// frame), or was fixed without an accelerometer.
+  /// frame and gravity known to ``TrackerOptions/gravitySettledDegrees``), or was fixed without an
+  /// accelerometer. Stays true once true.
   private(set) var isSettled = false
 
   /// Takes one frame: its recorded data, the odometry's pose in O, and whether the pose was measured.
@@ -65,7 +66,10 @@ struct WorldLeveller {
       // The accelerometer does not read like gravity (wrong units or a broken sensor).
       fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
     }
-    if elapsed >= options.gravityWindow { isSettled = true }
+    let known = (estimator.estimate?.uncertaintyDegrees ?? .infinity) <= options.gravitySettledDegrees
+    if elapsed >= options.gravityWindow && (known || elapsed >= 10 * options.gravityWindow) {
+      isSettled = true
+    }
     startTime = startTime ?? frame.timestamp
     return Update(worldFromO: worldFromO, correction: correction)
   }
