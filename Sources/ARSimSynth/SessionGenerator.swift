@@ -39,7 +39,8 @@ public struct GenerationSummary: Sendable {
 ///
 /// ARSim layout: everything ``RecordingWriter`` writes (`session.json` with gravity (0, −1, 0),
 /// `frames.txt`, `rgb/`, `depth/` in millimetres, `imu.txt`, `groundtruth.txt`) plus `planes.json`
-/// and `taps.txt`. TUM layout: `rgb/`, `depth/` (1/5000 m), `rgb.txt`, `depth.txt`,
+/// and `taps.txt` (with a phone profile: `depthCamera` in `session.json`, `confidence/`; dropped frames
+/// are left out). TUM layout: `rgb/`, `depth/` (1/5000 m), `rgb.txt`, `depth.txt`,
 /// `groundtruth.txt`, `accelerometer.txt`, `intrinsics.txt` (`fx fy cx cy`), `planes.json`, `taps.txt`.
 public enum SessionGenerator {
   /// Renders every frame of `renderer.scene` (or the first `options.maxFrames`) into `folder`,
@@ -53,14 +54,23 @@ public enum SessionGenerator {
     let frameCount = min(scene.frameCount, max(1, options.maxFrames ?? .max))
     var sink: any SessionSink =
       switch options.format {
-      case .arsim: try ARSimSink(folder: folder, scene: scene, encoding: options.encoding)
-      case .tum: try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
+      case .arsim:
+        try ARSimSink(
+          folder: folder, scene: scene, depthCamera: renderer.phoneDepthCamera, encoding: options.encoding)
+      case .tum:
+        // TUM depth is registered at the image's size.
+        if scene.sensors.phone == nil {
+          try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
+        } else {
+          throw RecordingError(file: folder, "phone-profile sessions are written as arsim only")
+        }
       case .stray, .record3d, .arkitscenes:
         throw RecordingError(file: folder, "synthetic sessions are written as arsim or tum only")
       }
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []
     for index in 0..<frameCount {
+      if scene.sensors.phone?.drops(frame: index, of: frameCount, seed: scene.seed) == true { continue }
       let start = Date()
       let frame = renderer.render(frame: index)
       milliseconds.append(Date().timeIntervalSince(start) * 1000)
@@ -112,19 +122,23 @@ protocol SessionSink {
 private struct ARSimSink: SessionSink {
   let writer: RecordingWriter
 
-  init(folder: String, scene: SyntheticScene, encoding: RecordingWriter.ImageEncoding) throws(RecordingError)
-  {
+  init(
+    folder: String, scene: SyntheticScene, depthCamera: CameraIntrinsics?,
+    encoding: RecordingWriter.ImageEncoding
+  ) throws(RecordingError) {
     let hasIMU = scene.sensors.imu != nil
-    let session = RecordingSession(
+    var session = RecordingSession(
       camera: scene.camera, depthScale: 0.001, frameRate: scene.frameRate,
       sensors: .init(depth: scene.sensors.depth != nil, accelerometer: hasIMU, gyroscope: hasIMU))
+    session.depthCamera = scene.sensors.depth == nil ? nil : depthCamera
     writer = try RecordingWriter(
       folder: folder, session: session, encoding: encoding, writesGroundTruth: true)
   }
 
   func append(_ frame: RenderedFrame) throws(RecordingError) {
     try writer.append(
-      timestamp: frame.timestamp, image: .rgb(frame.image), depth: frame.depth, groundTruth: frame.pose)
+      timestamp: frame.timestamp, image: .rgb(frame.image), depth: frame.depth, groundTruth: frame.pose,
+      confidence: frame.confidence)
   }
 
   func append(_ sample: IMUSample) throws(RecordingError) { try writer.append(imu: sample) }
