@@ -109,6 +109,15 @@ final class RGBDOdometry: Odometry {
       }
     }
 
+    // Motion too large for frame-to-frame tracking (the pose jumped from the prediction): the
+    // keyframes decide when they recognise the place.
+    if let found = measured, found.source != .relocalization,
+      options.isJump(from: pose, predicted: predicted, measured: found.pose),
+      let recovered = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
+    {
+      measured = recovered
+    }
+
     let quality: TrackingQuality
     let source: PoseSource
     var inliers = 0
