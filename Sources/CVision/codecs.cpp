@@ -7,6 +7,7 @@
 
 #include <csetjmp>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include <jpeglib.h>
@@ -285,3 +286,8 @@ void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, i
 }
 
 }  // namespace cvision
+
+extern "C" void cv_image_prepare(void) noexcept {
+  cvision::quiet_libraries();
+  ::setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 0);  // as cv_image_decode sets it for its first OpenEXR image
+}

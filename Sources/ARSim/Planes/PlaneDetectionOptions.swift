@@ -48,6 +48,12 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
 
   // MARK: Point map
 
+  /// How many depth pixels a row of the depth map gives the detector: every `max(4, width / this)`-th
+  /// pixel in each direction is taken (see `DepthSampler`), so about this many per row at any
+  /// resolution. Fewer points cost less (the map's lookups are most of the detector's time); the map
+  /// accumulates them over frames.
+  public var depthSamplesPerRow: Int = 64
+
   /// The edge of the cubic voxels that points are accumulated in (each voxel keeps the running mean of
   /// its points), metres.
   public var voxelSize: Double = 0.02
@@ -79,6 +85,11 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   public var maximumPlanesPerFrame: Int = 4
   /// New unexplained points (voxels) needed before RANSAC runs again.
   public var minimumNewPointsForDetection: Int = 10
+  /// The shortest time from one RANSAC run to the next, seconds of the frames' timestamps (0: any
+  /// frame); until the first plane is found it may run on any frame. On cluttered scenes, where new
+  /// unexplained points arrive every frame, this bounds RANSAC's share of the time (at 30 fps it runs on
+  /// at most every third frame); a surface that comes into view is found at most this much later.
+  public var detectionInterval: Double = 0.1
   /// Frames after which an unexplained voxel that was not observed again is left out of RANSAC (it
   /// stays in the map and can still join a growing anchor).
   public var detectionPointLifetime: Int = 60
@@ -157,6 +168,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     self.init()
     alignments = try value(.alignments, alignments)
     seed = try value(.seed, seed)
+    depthSamplesPerRow = try value(.depthSamplesPerRow, depthSamplesPerRow)
     voxelSize = try value(.voxelSize, voxelSize)
     maximumVoxelCount = try value(.maximumVoxelCount, maximumVoxelCount)
     minimumObservations = try value(.minimumObservations, minimumObservations)
@@ -169,6 +181,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     ransacMaximumPoints = try value(.ransacMaximumPoints, ransacMaximumPoints)
     maximumPlanesPerFrame = try value(.maximumPlanesPerFrame, maximumPlanesPerFrame)
     minimumNewPointsForDetection = try value(.minimumNewPointsForDetection, minimumNewPointsForDetection)
+    detectionInterval = try value(.detectionInterval, detectionInterval)
     detectionPointLifetime = try value(.detectionPointLifetime, detectionPointLifetime)
     regionCellSize = try value(.regionCellSize, regionCellSize)
     minimumInliers = try value(.minimumInliers, minimumInliers)

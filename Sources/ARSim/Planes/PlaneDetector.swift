@@ -30,8 +30,9 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
 ///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
 ///    moments, cells and hull grow and its plane is refitted.
-/// 3. *Detection*: once enough new unexplained voxels have accumulated, sequential RANSAC with a gravity
-///    prior runs on all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
+/// 3. *Detection*: once enough new unexplained voxels have accumulated (and at most once per
+///    ``PlaneDetectionOptions/detectionInterval`` seconds), sequential RANSAC with a gravity prior runs on
+///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
 ///    joins an existing anchor of the same surface that it touches or becomes a new anchor.
 /// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.isSameSurface`: normals within the
 ///    merge angle, supports touching or hulls overlapping, and the planes coinciding or the points of
@@ -55,6 +56,8 @@ package final class PlaneDetector {
   private var cameraHeightSum = 0.0
   private var cameraHeightCount = 0
   private var pendingNewPoints = 0
+  /// The timestamp of the frame in which RANSAC last ran once a plane existed, seconds (−∞: never).
+  private var lastDetection = -Double.infinity
   private var touched: [Int32] = []
   /// Counts describing the last frame's work.
   package private(set) var statistics = PlaneDetectorStatistics()
@@ -113,9 +116,13 @@ package final class PlaneDetector {
     ingest(input)
     statistics.touchedVoxels = touched.count
     grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight, viewpoint: viewpoint)
-    if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1) {
+    if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1)
+      && !(input.timestamp - lastDetection < options.detectionInterval - 1e-6)
+    {
       pendingNewPoints = 0
       detect(camera: camera)
+      // The interval starts with the first plane: until then RANSAC may run on every frame.
+      if !tracks.isEmpty { lastDetection = input.timestamp }
     }
     // Classified before merging too: two pieces of floor merge once both are floors.
     classify(meanCameraHeight: cameraHeight)

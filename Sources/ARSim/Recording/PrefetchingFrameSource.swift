@@ -24,6 +24,7 @@ package final class PrefetchingFrameSource: FrameSource {
   package init(_ source: sending any FrameSource, depth: Int = 3) {
     precondition((1...16).contains(depth), "prefetch depth must be in 1...16")
     info = source.info
+    VisionRuntime.prepareDecoding()
     pipeline = Pipeline(source: source, depth: depth)
     let pipeline = pipeline
     let thread = Thread { pipeline.produce() }

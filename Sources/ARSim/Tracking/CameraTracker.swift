@@ -92,7 +92,10 @@ package final class CameraTracker {
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
   /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
   /// pose is measured normally again.
-  package func cameraWasOff() { relocalizing = true }
+  package func cameraWasOff() {
+    relocalizing = true
+    odometry.cameraWasOff()
+  }
 
   /// Where the last frame's tracking time went.
   package var timings: StageTimings { odometry.timings }

@@ -93,6 +93,12 @@ typedef struct cv_image_info {
 int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
                         size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
 
+/// Makes the process-wide settings the decoders need once (OpenCV's logger silenced, its
+/// environment settings for FFmpeg, image limits and OpenEXR set), so that a decode on another
+/// thread later changes no environment variable while this one may read it. Call it before the
+/// first decode on a second thread; cv_image_decode and the video reader also do it on first use.
+void cv_image_prepare(void) CVISION_NOEXCEPT;
+
 /// Encodes a tightly packed image and writes it to `path`. The format follows
 /// the extension (.png, .jpg/.jpeg, or .exr for one 32-bit float channel).
 /// `bytes_per_channel` is 1 or 2 (2 only for PNG) or 4 (float, only for EXR);

@@ -97,6 +97,18 @@ import Testing
     }
   }
 
+  /// The committed fuzz seeds, written by OpenCV: FLOAT (ZIP) and HALF channels.
+  @Test func theCommittedSeedsDecode() throws {
+    let folder = Datasets.root + "/Tests/Fixtures/exr/"
+    let float = try ImageCodec.decodeFloat32(
+      [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "depth-8x6.exr"))))
+    #expect(float.width == 8 && float.height == 6)
+    #expect(float.values == (0..<48).map { 0.5 + 0.01 * Float($0) })
+    let half = try ImageCodec.decodeFloat32(
+      [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "half-16x20.exr"))))
+    #expect(half.width == 16 && half.height == 20 && half.values.allSatisfy { $0 == 1.25 })
+  }
+
   /// The fuzzer's finding: a dataWindow, then a garbled attribute that declared 1.8 GB.
   @Test func theOutOfMemoryFindingIsAOneLineError() throws {
     let path = Datasets.root + "/Tests/Fixtures/exr/oom-garbled-header.exr"
