@@ -167,7 +167,7 @@ import Testing
         recording: "still", mode: "mono", gravitySource: nil, notes: [], tracking: result, planes: nil,
         raycasts: nil)
     ])
-    #expect(json.contains(#""withPose":3,"maxDistanceFromStart":0.0"#))
+    #expect(json.contains(#""withPose":3,"gravityErrorDegrees":null,"maxDistanceFromStart":0.0"#))
     // Without frames with a pose there is nothing to measure.
     let none = try evaluateTracking(Array(frames.prefix(1)), withScale: true)
     #expect(none.poseCount == 0)
