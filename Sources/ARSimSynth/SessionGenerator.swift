@@ -4,8 +4,15 @@ import Foundation
 
 /// How ``SessionGenerator`` writes a session.
 public struct GenerationOptions: Sendable, Equatable {
-  /// The layout: ARSim (`session.json`, via ``RecordingWriter``) or TUM RGB-D. Default `.arsim`.
+  /// The layout: ARSim (`session.json`, via ``RecordingWriter``), TUM RGB-D, or a phone app's
+  /// (Stray Scanner, Record3D, ARKitScenes: as the apps write them). Default `.arsim`.
   public var format: RecordingFormat = .arsim
+  /// Record3D only: the `.r3d` file (`recording.r3d` in the folder) instead of the EXR+JPG folder.
+  /// Default false.
+  public var record3DArchive = false
+  /// ARSim layout only: how depth is stored. Default 16-bit PNG millimetres; `.exrFloat` keeps the
+  /// rendered float depth exact (as Record3D's exports do).
+  public var depthEncoding: RecordingWriter.DepthEncoding = .png16
   /// Colour image files. Default JPEG quality 90.
   public var encoding: RecordingWriter.ImageEncoding = .jpeg(quality: 90)
   /// Render only the first `maxFrames` frames. Default nil (all).
@@ -53,10 +60,15 @@ public enum SessionGenerator {
     let frameCount = min(scene.frameCount, max(1, options.maxFrames ?? .max))
     var sink: any SessionSink =
       switch options.format {
-      case .arsim: try ARSimSink(folder: folder, scene: scene, encoding: options.encoding)
+      case .arsim:
+        try ARSimSink(
+          folder: folder, scene: scene, encoding: options.encoding, depthEncoding: options.depthEncoding)
       case .tum: try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
-      case .stray, .record3d, .arkitscenes:
-        throw RecordingError(file: folder, "synthetic sessions are written as arsim or tum only")
+      case .stray: try StraySink(folder: folder, scene: scene)
+      case .record3d:
+        try Record3DSink(
+          folder: folder, scene: scene, encoding: options.encoding, archive: options.record3DArchive)
+      case .arkitscenes: try ARKitScenesSink(folder: folder, scene: scene)
       }
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []
@@ -112,14 +124,17 @@ protocol SessionSink {
 private struct ARSimSink: SessionSink {
   let writer: RecordingWriter
 
-  init(folder: String, scene: SyntheticScene, encoding: RecordingWriter.ImageEncoding) throws(RecordingError)
-  {
+  init(
+    folder: String, scene: SyntheticScene, encoding: RecordingWriter.ImageEncoding,
+    depthEncoding: RecordingWriter.DepthEncoding
+  ) throws(RecordingError) {
     let hasIMU = scene.sensors.imu != nil
     let session = RecordingSession(
       camera: scene.camera, depthScale: 0.001, frameRate: scene.frameRate,
       sensors: .init(depth: scene.sensors.depth != nil, accelerometer: hasIMU, gyroscope: hasIMU))
     writer = try RecordingWriter(
-      folder: folder, session: session, encoding: encoding, writesGroundTruth: true)
+      folder: folder, session: session, encoding: encoding, depthEncoding: depthEncoding,
+      writesGroundTruth: true)
   }
 
   func append(_ frame: RenderedFrame) throws(RecordingError) {
