@@ -4,16 +4,17 @@
 #   Tools/fuzz.sh TARGET SECONDS [libFuzzer options...]
 #   Tools/fuzz.sh all SECONDS          each target in turn (a CI smoke with a few seconds each)
 #
-# TARGET is one of: session frames imu groundtruth tum planes taps scene image json usdz usdc usda (see
-# Sources/ARSimFuzz/FuzzTargets.swift). The harness is built into its own scratch path
-# (.build/fuzz, release with -sanitize=fuzzer,address), so the normal build is untouched. Seeds come
-# from Datasets/; the corpus grows in .build/fuzz/corpus/TARGET, crashes land in
+# TARGET is one of: session frames imu groundtruth tum planes taps scene image json usdz usdc usda
+# lzfse stray record3d r3d arkitscenes (see Sources/ARSimFuzz/FuzzTargets.swift). The harness is
+# built into its own scratch path (.build/fuzz, release with -sanitize=fuzzer,address), so the
+# normal build is untouched. Seeds come from Datasets/ and Tests/Fixtures/, or are the harness's own
+# fixture files (the phone layouts); the corpus grows in .build/fuzz/corpus/TARGET, crashes land in
 # .build/fuzz/findings/TARGET. The last line printed is `fuzz: TARGET: N inputs in S s (E exec/s, ...)`;
 # the exit status is libFuzzer's (0: nothing found). Reproduce a finding without the fuzzer with
 # `swift run arsim-fuzz TARGET FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda)
+targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda lzfse stray record3d r3d arkitscenes)
 if [ $# -lt 2 ]; then
   echo "usage: Tools/fuzz.sh TARGET|all SECONDS [libFuzzer options...]  (targets: ${targets[*]})" >&2
   exit 2
@@ -62,19 +63,20 @@ case "$target" in
   scene) seed Datasets/scenes/*.json ;;
   image)
     seed Datasets/tabletop/rgb/000000.jpg Datasets/tabletop/depth/000000.png Datasets/stress/rgb/000000.jpg
-    # A minimal OpenEXR header (magic, version 2, a dataWindow of 4x2, end of header).
-    printf 'v/1\x01\x02\x00\x00\x00dataWindow\x00box2i\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x01\x00\x00\x00\x00' \
-      >"$corpus/minimal.exr"
+    seed Tests/Fixtures/exr/*.exr  # float and half OpenEXR as OpenCV writes them, and a past finding
     ;;
   json) seed Datasets/*/session.json Datasets/scenes/*.json ;;
   usdz | usdc | usda) seed Tests/ARSimAssetsTests/Fixtures/*."$target" ;;
+  lzfse) seed Tests/Fixtures/lzfse/*.lzfse ;;
+  r3d) seed Tests/Fixtures/record3d/*.r3d ;;
+  # stray, record3d, arkitscenes: the harness writes its fixture's files as seeds (ARSIM_FUZZ_SEEDS).
 esac
 
 log="$scratch/fuzz-$target.log"
 echo "fuzz: $target for $seconds s (log: $log)" >&2
 status=0
 started=$(date +%s)
-ARSIM_FUZZ_TARGET=$target ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$binary" "$corpus" \
+ARSIM_FUZZ_TARGET=$target ARSIM_FUZZ_SEEDS=$corpus ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 "$binary" "$corpus" \
   -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
   -artifact_prefix="$findings/" -print_final_stats=1 "$@" >"$log" 2>&1 || status=$?
 took=$(($(date +%s) - started))

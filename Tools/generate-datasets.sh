@@ -6,7 +6,9 @@
 #                                        into out/datasets/NAME (gitignored)
 #   Tools/generate-datasets.sh --small   the reduced versions committed in Datasets/NAME: 320x240,
 #                                        15 fps (room and stress: 10 fps), JPEG quality 85, noise-free depth
-#                                        (holes and range kept) so that all together stay under 20 MB
+#                                        (holes and range kept) so that all together stay under 20 MB;
+#                                        the phone-profile scenes (door, room-phone: 256x192 depth) keep
+#                                        their depth noise and JPEG quality, at 10 fps (room-phone: 10 s)
 #   Tools/generate-datasets.sh [--small] NAME...   only the named scenes
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +19,7 @@ if [ "${1:-}" = "--small" ]; then
   shift
 fi
 names=("$@")
-if [ ${#names[@]} -eq 0 ]; then names=(tabletop room stress tabletop-mono); fi
+if [ ${#names[@]} -eq 0 ]; then names=(tabletop room stress tabletop-mono door room-phone); fi
 
 echo "generate-datasets: swift build -c release --product arsim" >&2
 # SCRATCH_PATH (optional) is passed to swift build as --scratch-path.
@@ -27,7 +29,11 @@ arsim="$("${build[@]}" --show-bin-path)/arsim"
 
 for name in "${names[@]}"; do
   scene="Datasets/scenes/$name.json"
-  if [ "$small" -eq 1 ]; then
+  if [ "$small" -eq 1 ] && [ "$name" = door ]; then
+    "$arsim" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10
+  elif [ "$small" -eq 1 ] && [ "$name" = room-phone ]; then
+    "$arsim" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10 --duration 10
+  elif [ "$small" -eq 1 ]; then
     # 10 fps for the two scenes with most detail in depth keeps all of them within the budget.
     fps=15
     if [ "$name" = room ] || [ "$name" = stress ]; then fps=10; fi

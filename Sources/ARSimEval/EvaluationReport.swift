@@ -31,6 +31,11 @@ public enum EvaluationReport {
           + " \(optional(tracking.groundTruthMaxDistanceFromStart, " m", 4)) over \(tracking.poseCount) frames"
           + " with a pose")
     }
+    if let gravity = tracking.gravityError {
+      lines.append(
+        "gravity error: median \(fixed(gravity.median, 3))°, max \(fixed(gravity.max, 3))° over \(gravity.count)"
+          + " frames after the first second")
+    }
     if let rpe = tracking.rpe {
       lines.append(
         "RPE (1 frame): rmse \(fixed(rpe.rmse, 4)) m, median \(fixed(rpe.median, 4)) m, max \(fixed(rpe.max, 4)) m"

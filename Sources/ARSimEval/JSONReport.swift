@@ -65,6 +65,7 @@ extension EvaluationReport {
           ("scale", .number(tracking.alignment?.scale)), ("pathLength", .number(tracking.pathLength)),
           ("ate", statisticsJSON(tracking.ate)), ("rpe", statisticsJSON(tracking.rpe)),
           ("withPose", .int(tracking.poseCount)),
+          ("gravityErrorDegrees", statisticsJSON(tracking.gravityError)),
           ("maxDistanceFromStart", .number(tracking.maxDistanceFromStart)),
           ("groundTruthMaxDistanceFromStart", .number(tracking.groundTruthMaxDistanceFromStart)),
         ])

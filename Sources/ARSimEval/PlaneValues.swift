@@ -15,7 +15,7 @@ public enum SurfaceAlignment: String, Sendable, Hashable, Codable, CaseIterable 
 public struct ReferencePlane: Sendable, Hashable {
   /// The surface's identifier in the ground truth.
   public var id: Int
-  /// The surface's label (`floor`, `table`, `wall`, `ceiling`, `seat`, `other`).
+  /// The surface's label (`floor`, `table`, `wall`, `ceiling`, `seat`, `door`, `window`, `other`).
   public var label: String
   /// Orientation with respect to gravity.
   public var alignment: SurfaceAlignment

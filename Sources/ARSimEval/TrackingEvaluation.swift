@@ -90,6 +90,9 @@ public struct TrackingEvaluation: Sendable, Hashable, Codable {
   public var rpe: ErrorStatistics?
   /// Length of the ground-truth path over the tracked frames, metres.
   public var pathLength: Double?
+  /// Gravity error in degrees over the frames with a pose after the first second (``gravityErrors(_:gravity:after:)``);
+  /// nil when the recording states no gravity or has no ground truth. Set by the caller.
+  public var gravityError: ErrorStatistics?
   /// The number of frames with a pose (``EvaluatedFrame/hasPose``): the tracked ones and those measured
   /// while initialising.
   public var poseCount = 0

@@ -7,7 +7,8 @@ extension Trajectory {
   /// times file at `timesURL` when given (one number per line). Error messages name the file by its
   /// path.
   ///
-  /// - Throws: `EvaluationError` `.fileAccess` when a file cannot be read as UTF-8 text, and the
+  /// - Throws: `EvaluationError` `.fileAccess` when a file is not a regular file (a FIFO, a device
+  ///   or a directory is refused before it is opened), is over 256 MiB, or is not UTF-8 text; and the
   ///   format's parsing errors (see `init(tumText:source:)`, `init(kittiText:timestamps:source:)`,
   ///   `init(eurocText:source:)`).
   public init(contentsOf url: URL, format: TrajectoryFormat, timesURL: URL? = nil) throws {
@@ -38,18 +39,14 @@ extension Trajectory {
   }
 }
 
-/// The UTF-8 text of the file at `url`.
-private func readText(_ url: URL) throws -> String {
-  let data: Data
+/// The UTF-8 text of the file at `url`, read under the same rules as every input of the package
+/// (ARSimMath's `RegularFile`: a regular file of at most 256 MiB, not UTF-16 or binary).
+private func readText(_ url: URL) throws(EvaluationError) -> String {
   do {
-    data = try Data(contentsOf: url)
+    return try RegularFile.text(url.path)
   } catch {
-    throw EvaluationError(.fileAccess, file: url.path, "cannot read the file (\(error.localizedDescription))")
+    throw EvaluationError(.fileAccess, file: error.path, error.message)
   }
-  guard let text = String(data: data, encoding: .utf8) else {
-    throw EvaluationError(.fileAccess, file: url.path, "the file is not UTF-8 text")
-  }
-  return text
 }
 
 /// Writes `text` as UTF-8 to `url`, atomically.

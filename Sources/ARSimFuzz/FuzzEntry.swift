@@ -6,7 +6,8 @@ import Foundation
 // SwiftPM links an executable's entry point as `<module>_main` (`main` is bound to it), so that is
 // defined here and hands over to libFuzzer's driver, which calls `LLVMFuzzerTestOneInput` with each
 // input; the target is named by the environment variable `ARSIM_FUZZ_TARGET`. In a normal build this is a small tool that runs
-// files through a target (to reproduce a finding without the fuzzer): `arsim-fuzz TARGET FILE...`.
+// files through a target (to reproduce a finding without the fuzzer): `arsim-fuzz TARGET FILE...`;
+// `ARSIM_FUZZ_SEEDS=DIR` writes the target's fixture seeds to DIR in both builds.
 
 #if FUZZING
   /// libFuzzer's entry point: one input through the target named by `ARSIM_FUZZ_TARGET`.
@@ -25,9 +26,18 @@ import Foundation
     _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
   ) -> Int32
 
-  /// The entry point SwiftPM's link binds `main` to.
+  /// The entry point SwiftPM's link binds `main` to. With `ARSIM_FUZZ_SEEDS` set to the corpus
+  /// folder, the target's fixture files are written there first (libFuzzer reads it afterwards).
   @_cdecl("arsim_fuzz_main")
   func fuzzMain(_ argc: Int32, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>) -> Int32 {
+    if let corpus = ProcessInfo.processInfo.environment["ARSIM_FUZZ_SEEDS"] {
+      do {
+        try FuzzHarness.shared.writeSeeds(to: corpus)
+      } catch {
+        FileHandle.standardError.write(Data("arsim-fuzz: cannot write seeds to \(corpus): \(error)\n".utf8))
+        return 2
+      }
+    }
     var count = argc
     var arguments = argv
     return runFuzzerDriver(&count, &arguments) { data, size in fuzzOneInput(data, size) }
@@ -44,6 +54,14 @@ import Foundation
       }
       let harness = FuzzHarness(target: target)
       defer { harness.removeFixture() }
+      if let corpus = ProcessInfo.processInfo.environment["ARSIM_FUZZ_SEEDS"] {
+        do {
+          try harness.writeSeeds(to: corpus)
+        } catch {
+          FileHandle.standardError.write(Data("arsim-fuzz: cannot write seeds to \(corpus): \(error)\n".utf8))
+          exit(1)
+        }
+      }
       for path in arguments.dropFirst(2) {
         guard let data = FileManager.default.contents(atPath: path) else {
           FileHandle.standardError.write(Data("arsim-fuzz: \(path): cannot be read\n".utf8))

@@ -23,7 +23,8 @@ enum FuzzTarget: String, CaseIterable {
   case taps
   /// A scene JSON for `arsim generate` (decoded and validated, not rendered).
   case scene
-  /// An encoded image (PNG, JPEG, OpenEXR, ...) decoded as grey, RGB and 16-bit depth through CVision.
+  /// An encoded image (PNG, JPEG, OpenEXR, ...) decoded as grey, RGB, 16-bit depth and float through
+  /// CVision.
   case image
   /// The strict JSON syntax check.
   case json
@@ -33,6 +34,35 @@ enum FuzzTarget: String, CaseIterable {
   case usdc
   /// A USDA (text) model layer.
   case usda
+  /// An LZFSE stream (Record3D's depth and confidence), decoded with a 1 MiB output limit.
+  case lzfse
+  /// A Stray Scanner export: the first byte picks `odometry.csv`, `camera_matrix.csv` or `imu.csv`,
+  /// the rest is its content.
+  case stray
+  /// `metadata.json` of a Record3D EXR+JPG export folder.
+  case record3d
+  /// A whole Record3D `.r3d` file (a zip, through libzip: metadata, JPEG, LZFSE depth and confidence).
+  case r3d
+  /// An ARKitScenes video folder: the first byte picks `lowres_wide.traj` or the first frame's
+  /// `.pincam`, the rest is its content.
+  case arkitscenes
+
+  /// The fixture recording (a folder under the harness's folder) and the files in it that the
+  /// target's input replaces; with several, the input's first byte picks one. Nil for targets
+  /// that take the input as a whole file or buffer.
+  var replaces: (recording: String, files: [String])? {
+    switch self {
+    case .session: ("arsim", ["session.json"])
+    case .frames: ("arsim", ["frames.txt"])
+    case .imu: ("arsim", ["imu.txt"])
+    case .groundtruth: ("arsim", ["groundtruth.txt"])
+    case .tum: ("tum", ["rgb.txt", "depth.txt", "accelerometer.txt", "intrinsics.txt"])
+    case .stray: ("stray", ["odometry.csv", "camera_matrix.csv", "imu.csv"])
+    case .record3d: ("record3d", ["metadata.json"])
+    case .arkitscenes: ("arkitscenes", ["lowres_wide.traj", "lowres_wide_intrinsics/v_0.000.pincam"])
+    default: nil
+    }
+  }
 }
 
 /// Runs inputs through one target. Every failure must be a one-line error: anything else (a crash,
@@ -65,6 +95,18 @@ final class FuzzHarness {
     }
   }
 
+  /// Writes the fixture files the target replaces into `corpus` as seeds (with their selector
+  /// byte when there are several), so that seeds and fixture are one set of files.
+  func writeSeeds(to corpus: String) throws {
+    guard let (recording, files) = target.replaces else { return }
+    for (selector, name) in files.enumerated() {
+      let content = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + recording + "/" + name))
+      let seed = (files.count > 1 ? Data([UInt8(selector)]) : Data()) + content
+      let file = corpus + "/fixture-" + name.replacingOccurrences(of: "/", with: "_")
+      try seed.write(to: URL(fileURLWithPath: file))
+    }
+  }
+
   /// Removes the fixture (libFuzzer exits without it; Tools/fuzz.sh cleans up after a campaign).
   func removeFixture() { try? FileManager.default.removeItem(atPath: folder) }
 
@@ -82,15 +124,16 @@ final class FuzzHarness {
   }
 
   private func body(_ data: [UInt8]) throws {
+    if let (recording, files) = target.replaces {
+      let (name, content) =
+        files.count == 1
+        ? (files[0], data) : (files[Int(data.first ?? 0) % files.count], Array(data.dropFirst()))
+      try readRecording(folder + "/" + recording, replacing: name, with: content)
+      return
+    }
     switch target {
-    case .session: try readRecording(folder + "/arsim", replacing: "session.json", with: data)
-    case .frames: try readRecording(folder + "/arsim", replacing: "frames.txt", with: data)
-    case .imu: try readRecording(folder + "/arsim", replacing: "imu.txt", with: data)
-    case .groundtruth: try readRecording(folder + "/arsim", replacing: "groundtruth.txt", with: data)
-    case .tum:
-      let names = ["rgb.txt", "depth.txt", "accelerometer.txt", "intrinsics.txt"]
-      let name = names[Int(data.first ?? 0) % names.count]
-      try readRecording(folder + "/tum", replacing: name, with: Array(data.dropFirst()))
+    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .arkitscenes:
+      preconditionFailure("read through the fixture above")
     case .planes:
       let path = folder + "/planes.json"
       try Data(data).write(to: URL(fileURLWithPath: path))
@@ -105,12 +148,24 @@ final class FuzzHarness {
       for decode in [
         { () throws -> Void in _ = try ImageCodec.decodeGray(data) },
         { _ = try ImageCodec.decodeRGB(data) }, { _ = try ImageCodec.decodeDepth16(data) },
+        { _ = try ImageCodec.decodeFloat32(data) },
       ] {
         do { try decode() } catch let error as VisionError {
           precondition(!error.message.isEmpty && !error.message.contains("\n"), "not one line: \(error)")
         }
       }
     case .json: try StrictJSON.check(data, path: "input.json")
+    case .r3d:
+      let path = folder + "/input.r3d"
+      try Data(data).write(to: URL(fileURLWithPath: path))
+      try readAll(path)
+    case .lzfse:
+      do {
+        let decoded = try LZFSE.decode(data, maxSize: 1 << 20)
+        precondition(decoded.count <= 1 << 20, "decoded \(decoded.count) bytes, past the limit")
+      } catch {
+        precondition(!error.message.isEmpty && !"\(error)".contains("\n"), "not one line: \(error)")
+      }
     case .usdz, .usdc, .usda:
       do {
         _ = try ModelAsset(bytes: data, file: "model.\(target.rawValue)", fileExtension: target.rawValue)
@@ -127,51 +182,16 @@ final class FuzzHarness {
     let original = try Data(contentsOf: URL(fileURLWithPath: path))
     try Data(data).write(to: URL(fileURLWithPath: path))
     defer { try? original.write(to: URL(fileURLWithPath: path)) }
-    var source = try Recording.open(folder: recording)
+    try readAll(recording)
+  }
+
+  /// Opens the recording at `path` and reads every frame.
+  private func readAll(_ path: String) throws {
+    var source = try Recording.open(folder: path)
     var count = 0
     while try source.nextFrame() != nil {
       count += 1
       precondition(count <= 100_000, "more frames than any input here can list")
     }
-  }
-}
-
-/// The small valid recordings the text targets damage one file of: 32x24 images, 3 frames.
-enum FuzzFixture {
-  static func write(_ folder: String) throws {
-    let fm = FileManager.default
-    try? fm.removeItem(atPath: folder)
-    for sub in ["arsim/rgb", "arsim/depth", "tum/rgb", "tum/depth"] {
-      try fm.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
-    }
-    let gray = GrayImage(
-      width: 32, height: 24, pixels: (0..<(32 * 24)).map { UInt8(truncatingIfNeeded: $0 * 7) })
-    let depth = (0..<(32 * 24)).map { UInt16(1000 + $0) }
-    for sub in ["arsim", "tum"] {
-      try ImageCodec.write(gray, to: "\(folder)/\(sub)/rgb/a.png")
-      try ImageCodec.writeDepth16(width: 32, height: 24, values: depth, to: "\(folder)/\(sub)/depth/a.png")
-    }
-    func text(_ name: String, _ lines: [String]) throws {
-      try (lines.joined(separator: "\n") + "\n").write(
-        toFile: folder + "/" + name, atomically: false, encoding: .utf8)
-    }
-    try text(
-      "arsim/session.json",
-      [
-        #"{"format": "arsim-recording", "version": 1, "depthScale": 0.001, "frameRate": 10,"#,
-        #" "camera": {"fx": 30, "fy": 30, "cx": 15.5, "cy": 11.5, "width": 32, "height": 24},"#,
-        #" "sensors": {"color": true, "depth": true, "accelerometer": true, "gyroscope": true},"#,
-        #" "frames": "frames.txt", "imu": "imu.txt","#,
-        #" "groundTruth": {"trajectory": "groundtruth.txt", "gravity": [0, -1, 0]}}"#,
-      ])
-    let times = ["0.0", "0.1", "0.2"]
-    try text("arsim/frames.txt", ["# timestamp image depth"] + times.map { "\($0) rgb/a.png depth/a.png" })
-    try text("arsim/imu.txt", (0..<30).map { "\(Double($0) * 0.01) 0 -9.81 0 0.01 0.02 0.03" })
-    try text("arsim/groundtruth.txt", times.map { "\($0) 0 0 \($0) 0 0 0 1" })
-    try text("tum/rgb.txt", times.map { "\($0) rgb/a.png" })
-    try text("tum/depth.txt", times.map { "\($0) depth/a.png" })
-    try text("tum/accelerometer.txt", (0..<30).map { "\(Double($0) * 0.01) 0 -9.81 0" })
-    try text("tum/groundtruth.txt", times.map { "\($0) 0 0 \($0) 0 0 0 1" })
-    try text("tum/intrinsics.txt", ["30 30 15.5 11.5"])
   }
 }

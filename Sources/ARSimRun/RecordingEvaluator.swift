@@ -33,13 +33,14 @@ public enum RecordingEvaluator {
     try run.run()
 
     let isMono = run.mode == .mono
-    let tracking = try evaluateTracking(
-      run.frames.map {
-        EvaluatedFrame(
-          timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
-          estimate: $0.worldFromOptical,
-          groundTruth: $0.groundTruth)
-      }, withScale: isMono)
+    let evaluated = run.frames.map {
+      EvaluatedFrame(
+        timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
+        estimate: $0.worldFromOptical,
+        groundTruth: $0.groundTruth)
+    }
+    var tracking = try evaluateTracking(evaluated, withScale: isMono)
+    tracking.gravityError = run.info.groundTruthGravity.flatMap { gravityErrors(evaluated, gravity: $0) }
     var notes: [String] = []
     var planes: PlaneEvaluation?
     var raycasts: RaycastEvaluation?

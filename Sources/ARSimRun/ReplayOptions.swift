@@ -34,6 +34,11 @@ public struct ReplayOptions: Sendable {
   public var planeDetection: ARPlaneDetection = [.horizontal, .vertical]
   /// Whether frames carry colour images (for rendering; tracking uses their grey version). Default false.
   public var decodeColor = false
+  /// Threads of the replay: 1 reads, decodes and tracks each frame in turn on the calling thread;
+  /// 2 or more read and decode the next frames on a second thread (``PrefetchingFrameSource``)
+  /// while the current one is tracked (more than 2 are not used). The outputs are the same bit for
+  /// bit either way. Default 2.
+  public var threads = 2
 
   public init() {}
 }

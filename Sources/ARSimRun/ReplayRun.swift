@@ -20,8 +20,12 @@ public final class ReplayRun {
     public var worldFromOptical: RigidTransform
     /// The camera's optical frame in the ground-truth world, when known.
     public var groundTruth: RigidTransform?
-    /// Seconds spent reading and decoding the frame.
+    /// Seconds spent reading and decoding the frame (by the reading thread when decoding is
+    /// overlapped; the replay's wait for the frame is ``waitSeconds``).
     public var readSeconds: Double
+    /// Seconds the replay waited for the frame: ``readSeconds`` on one thread, less (often 0) when
+    /// the frame was decoded ahead.
+    public var waitSeconds: Double
     /// Seconds spent in each tracking stage.
     package var timings: StageTimings
     /// Seconds spent detecting planes (0 when detection did not run on this frame).
@@ -41,10 +45,17 @@ public final class ReplayRun {
   /// The session the recording is replayed into.
   public let session = ARSession()
   private let replay: ARReplay
+  /// The replay's threads (``ReplayOptions/threads``).
+  public let threads: Int
+  /// The reader decoding ahead on a second thread (``ReplayOptions/threads`` 2 or more).
+  private let prefetch: PrefetchingFrameSource?
   /// What each frame gave, in order.
   public private(set) var frames: [FrameRecord] = []
   /// Counts of what the recording held, for summaries.
   public private(set) var summary = ReplaySummary()
+  /// Wall-clock seconds of the last ``run()``, from the first frame read to the last frame's
+  /// outputs (for benchmarks; results never depend on it).
+  public private(set) var wallSeconds = 0.0
   /// What the recording's reader says about it.
   public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
@@ -74,9 +85,22 @@ public final class ReplayRun {
     sourceOptions.intrinsicsOverride = options.intrinsics
     let configuration = ARWorldTrackingConfiguration()
     if let scale = options.monocularScale { configuration.tracking.monocularScale = scale }
-    replay = ARReplay(
-      session: session,
-      source: try Recording.open(folder: folder, format: options.format, options: sourceOptions))
+    guard options.threads >= 1 else {
+      throw UsageError("--threads must be at least 1, got \(options.threads)")
+    }
+    threads = options.threads
+    let open = { () throws(RecordingError) in
+      try Recording.open(folder: folder, format: options.format, options: sourceOptions)
+    }
+    if options.threads > 1 {
+      // The reader goes to the prefetching thread straight from opening: nothing else holds it.
+      let prefetch = PrefetchingFrameSource(try open())
+      self.prefetch = prefetch
+      replay = ARReplay(session: session, source: prefetch)
+    } else {
+      prefetch = nil
+      replay = ARReplay(session: session, source: try open())
+    }
     switch options.mode {
     case .rgbd:
       guard replay.info.hasDepth else {
@@ -132,6 +156,8 @@ public final class ReplayRun {
     let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
+    let start = ContinuousClock.now
+    defer { wallSeconds = (ContinuousClock.now - start).seconds }
     while let outcome = try replay.step() {
       guard let frame = outcome.frame else { continue }
       let recorded = outcome.recorded
@@ -139,7 +165,8 @@ public final class ReplayRun {
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,
         worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
-        groundTruth: recorded.groundTruth, readSeconds: outcome.timings.read,
+        groundTruth: recorded.groundTruth, readSeconds: prefetch?.lastReadSeconds ?? outcome.timings.read,
+        waitSeconds: outcome.timings.read,
         timings: outcome.timings.tracking,
         planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }

@@ -49,7 +49,10 @@ open class ARView {
   public let scene: Scene
   /// What is drawn behind the entities (accepted; ARSim draws nothing).
   public var environment = Environment()
-  /// Debug drawings to show (accepted; ARSim draws nothing in the view).
+  /// Debug drawings to show (accepted; the view has no screen to draw on). `arsim render
+  /// --debug-options` draws the same ones over a recording's frames: `.showAnchorOrigins` is
+  /// `anchorOrigins`, `.showAnchorGeometry` `anchorGeometry`, `.showFeaturePoints` `featurePoints`,
+  /// `.showWorldOrigin` `worldOrigin` (RealityKit's names are accepted too).
   public var debugOptions: DebugOptions = []
   /// The gesture recognizers ``installGestures(_:for:)`` installed, in order.
   public internal(set) var gestureRecognizers: [EntityGestureRecognizer] = []

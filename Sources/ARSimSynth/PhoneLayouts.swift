@@ -16,17 +16,18 @@ enum PhoneFiles {
     }
   }
 
-  /// ARKit's confidence for a synthetic depth map: high (2) where there is depth, low (0) where not.
-  static func confidence(_ depth: DepthImage) -> GrayImage {
+  /// The frame's confidence as an image: the phone profile's, or else high (2) where there is
+  /// depth and low (0) where not.
+  static func confidence(_ frame: RenderedFrame, _ depth: DepthImage) -> GrayImage {
     GrayImage(
       width: depth.width, height: depth.height,
-      pixels: depth.metres.map { $0.isFinite && $0 > 0 ? 2 : 0 })
+      pixels: frame.confidence?.levels ?? depth.metres.map { $0.isFinite && $0 > 0 ? 2 : 0 })
   }
 
   /// Writes a depth map as a 16-bit PNG of millimetres (0 = none) and its confidence as an 8-bit PNG.
-  static func writeDepth(_ depth: DepthImage, to depthPath: String, confidence confidencePath: String)
-    throws(RecordingError)
-  {
+  static func writeDepth(
+    _ frame: RenderedFrame, _ depth: DepthImage, to depthPath: String, confidence confidencePath: String
+  ) throws(RecordingError) {
     do {
       try ImageCodec.writeDepth16(
         width: depth.width, height: depth.height, values: depth.units(metresPerUnit: 0.001), to: depthPath)
@@ -34,7 +35,7 @@ enum PhoneFiles {
       throw RecordingError(file: depthPath, error.message)
     }
     do {
-      try ImageCodec.write(confidence(depth), to: confidencePath)
+      try ImageCodec.write(confidence(frame, depth), to: confidencePath)
     } catch {
       throw RecordingError(file: confidencePath, error.message)
     }
@@ -49,7 +50,7 @@ enum PhoneFiles {
 /// `camera_matrix.csv`, `odometry.csv` (the optical frame's pose in the world: ARKit's
 /// `camera.transform` turned 180 degrees about x) and `imu.csv` (CoreMotion's raw accelerometer in
 /// g and the gyroscope in rad/s, device axes, as newer versions of the app write them). Depth is
-/// at the rendered size (the phone's 256x192 for a 256x192 camera).
+/// at its rendered size (the phone profile's 256x192, or the image's).
 struct StraySink: SessionSink {
   let folder: String
   let camera: CameraIntrinsics
@@ -85,7 +86,7 @@ struct StraySink: SessionSink {
     let stem = String(format: "%06d", count)
     if let depth = frame.depth {
       try PhoneFiles.writeDepth(
-        depth, to: folder + "/depth/\(stem).png", confidence: folder + "/confidence/\(stem).png")
+        frame, depth, to: folder + "/depth/\(stem).png", confidence: folder + "/confidence/\(stem).png")
     }
     let pose = frame.pose.tumValues.map { String(format: "%.9f", $0) }
     odometry.append(([String(format: "%.6f", frame.timestamp), "\(count)"] + pose).joined(separator: ", "))
@@ -145,8 +146,14 @@ struct ARKitScenesSink: SessionSink {
       throw RecordingError(file: imagePath, error.message)
     }
     if let depth = frame.depth {
+      guard depth.width == camera.width, depth.height == camera.height else {
+        throw RecordingError(
+          file: folder,
+          "ARKitScenes keeps depth at the image's size; this depth is \(depth.width)x\(depth.height)")
+      }
       try PhoneFiles.writeDepth(
-        depth, to: folder + "/lowres_depth/\(stem).png", confidence: folder + "/confidence/\(stem).png")
+        frame, depth, to: folder + "/lowres_depth/\(stem).png", confidence: folder + "/confidence/\(stem).png"
+      )
     }
     let k = camera
     try writeText(

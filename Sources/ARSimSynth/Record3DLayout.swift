@@ -60,7 +60,7 @@ struct Record3DSink: SessionSink {
       let floats = depth.metres.map { $0.isFinite && $0 > 0 ? $0 : .nan }
       let bytes = floats.withUnsafeBytes { Array($0) }  // little-endian float32 on every Swift host
       try archive.add("rgbd/\(i).depth", bytes: LZFSE.encodeStored(bytes))
-      try archive.add("rgbd/\(i).conf", bytes: LZFSE.encodeStored(PhoneFiles.confidence(depth).pixels))
+      try archive.add("rgbd/\(i).conf", bytes: LZFSE.encodeStored(PhoneFiles.confidence(frame, depth).pixels))
     } else {
       try write(frame.image, to: folder + "/rgb/\(i).jpg")
       let path = folder + "/depth/\(i).exr"

@@ -65,8 +65,11 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
   /// The number of frames: `floor(duration · frameRate) + 1`.
   public var frameCount: Int { Int((duration * frameRate + 1e-9).rounded(.down)) + 1 }
 
-  /// The time of frame `index` in seconds: `index / frameRate`.
-  public func time(ofFrame index: Int) -> Double { Double(index) / frameRate }
+  /// The time of frame `index` in seconds: `index / frameRate`, plus the phone profile's capture jitter.
+  public func time(ofFrame index: Int) -> Double {
+    Double(index) / frameRate
+      + (sensors.phone?.captureOffset(ofFrame: index, seed: seed, frameRate: frameRate) ?? 0)
+  }
 
   /// Gravity's direction in the ground-truth world: (0, −1, 0).
   public static let gravityDirection = SIMD3<Double>(0, -1, 0)
@@ -75,7 +78,7 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
 
   /// What a surface is, as plane detection would classify it.
   public enum SurfaceLabel: String, Codable, Sendable, CaseIterable, StrictStringEnum {
-    case floor, table, wall, ceiling, seat, other
+    case floor, table, wall, ceiling, seat, door, window, other
   }
 
   /// A planar surface: a rectangle or a convex polygon, with a material.
@@ -284,6 +287,8 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
     public var depth: DepthSensor?
     /// The inertial sensor, at the camera's optical frame. Default none.
     public var imu: IMUSensor?
+    /// A phone's sensor effects on top of these models. Default none.
+    public var phone: PhoneProfile?
 
     /// The defaults.
     public init() {}
@@ -297,6 +302,7 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
       darkStretches = try c.value(.darkStretches, default: darkStretches)
       depth = try c.decodeIfPresent(DepthSensor.self, forKey: .depth)
       imu = try c.decodeIfPresent(IMUSensor.self, forKey: .imu)
+      phone = try c.decodeIfPresent(PhoneProfile.self, forKey: .phone)
     }
   }
 
@@ -412,7 +418,7 @@ public struct SyntheticScene: Codable, Sendable, Equatable {
 
 extension KeyedDecodingContainer {
   /// The value at `key`, or `defaultValue` when the key is absent.
-  fileprivate func value<T: Decodable>(_ key: Key, default defaultValue: T) throws -> T {
+  func value<T: Decodable>(_ key: Key, default defaultValue: T) throws -> T {
     try decodeIfPresent(T.self, forKey: key) ?? defaultValue
   }
 }

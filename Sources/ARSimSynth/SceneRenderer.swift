@@ -2,35 +2,6 @@ import ARSim
 import ARSimMath
 import Foundation
 
-/// One rendered frame with what the renderer knows exactly about it.
-public struct RenderedFrame: Sendable {
-  /// Frame index, from 0.
-  public var index: Int
-  /// Seconds: the middle of the exposure.
-  public var timestamp: Double
-  /// `worldFromOptical` at `timestamp` (the ground truth written for the frame).
-  public var pose: RigidTransform
-  /// The colour image with the sensor model applied.
-  public var image: RGBImage
-  /// Z-depth in metres with the sensor model applied (NaN where unknown); nil without a depth sensor.
-  public var depth: DepthImage?
-  /// Per pixel, row-major: the index into the scene's surfaces of what the pixel centre's ray hits at
-  /// `timestamp` (no blur), or −1.
-  public var surfaceIndex: [Int16]
-  /// Per surface (scene order): how many pixels `surfaceIndex` gives it.
-  public var visiblePixels: [Int]
-}
-
-/// Where a ray meets the scene.
-public struct SurfaceHit: Sendable, Equatable {
-  /// Index into the scene's surfaces.
-  public var surface: Int
-  /// The hit point in the world, metres.
-  public var world: SIMD3<Double>
-  /// Its z in the camera's optical frame, metres (what a depth camera measures).
-  public var depth: Double
-}
-
 /// Renders a ``SyntheticScene``: colour with anti-aliasing and motion blur, depth, IMU samples, and
 /// exact ray casts for the ground truth. Deterministic: the same scene and seed give bit-identical
 /// output whatever the number of threads.
@@ -173,23 +144,30 @@ public final class SceneRenderer: Sendable {
     let (width, height) = (camera.width, camera.height)
     let surfaceCount = surfaces.count
     let n = samples.count
-    // Views 0..<n are the supersamples; view n is the pixel-centre ray at the frame time.
+    // Per band of rows (one unless the shutter rolls): views 0..<n are the supersamples; view n is the
+    // pixel-centre ray at the band's time.
+    let phone = scene.sensors.phone
+    let bands = (phone?.readoutTime ?? 0) > 0 ? PhoneProfile.shutterBands : 1
     var views: [ViewSurface] = []
-    views.reserveCapacity((n + 1) * surfaceCount)
+    views.reserveCapacity(bands * (n + 1) * surfaceCount)
     let focal = (camera.fx * camera.fy).squareRoot()
-    for view in 0...n {
-      let pose = trajectory.pose(at: view < n ? t + samples[view].time : t)
-      for (s, surface) in surfaces.enumerated() {
-        views.append(
-          ViewSurface(
-            surface, pose: pose, lighting: scene.lighting, texture: textures.entries[textureOfSurface[s]],
-            lodScale: Double(textures.entries[textureOfSurface[s]].texelsPerMetre)
-              / (focal * Double(n).squareRoot()),
-            edges: edgeRanges[s], pixelMargin: SIMD2(1 / camera.fx, 1 / camera.fy)))
+    for band in 0..<bands {
+      let rowTime = t + (bands > 1 ? phone!.rowTimeOffset(band: band) : 0)
+      for view in 0...n {
+        let pose = trajectory.pose(at: view < n ? rowTime + samples[view].time : rowTime)
+        for (s, surface) in surfaces.enumerated() {
+          views.append(
+            ViewSurface(
+              surface, pose: pose, lighting: scene.lighting, texture: textures.entries[textureOfSurface[s]],
+              lodScale: Double(textures.entries[textureOfSurface[s]].texelsPerMetre)
+                / (focal * Double(n).squareRoot()),
+              edges: edgeRanges[s], pixelMargin: SIMD2(1 / camera.fx, 1 / camera.fy)))
+        }
       }
     }
     var rgb = [UInt8](repeating: 0, count: 3 * width * height)
-    let hasDepth = scene.sensors.depth != nil
+    // A phone's depth has its own resolution (``phoneDepth``); otherwise depth is rendered per pixel.
+    let hasDepth = scene.sensors.depth != nil && phone == nil
     var depth = [Float](repeating: .nan, count: hasDepth ? width * height : 0)
     var ids = [Int16](repeating: -1, count: width * height)
     var counts = [Int32](repeating: 0, count: height * surfaceCount)
@@ -197,7 +175,10 @@ public final class SceneRenderer: Sendable {
     let parameters = RowParameters(
       frame: index, width: width, surfaceCount: surfaceCount, samples: n,
       fx: Float(camera.fx), fy: Float(camera.fy), cx: Float(camera.cx), cy: Float(camera.cy),
-      scale: Float(gain(at: t) / Double(n)), noise: Float(scene.sensors.imageNoise),
+      bands: bands, height: height,
+      scale: SIMD4(SIMD3<Float>(phone?.whiteBalance(at: t, seed: scene.seed) ?? .one), 0)
+        * Float(gain(at: t) / Double(n)),
+      noise: Float(scene.sensors.imageNoise),
       background: SIMD4(SIMD3<Float>(scene.background * 255), 0))
     views.withUnsafeBufferPointer { viewBuffer in
       edges.withUnsafeBufferPointer { edgeBuffer in
@@ -223,11 +204,12 @@ public final class SceneRenderer: Sendable {
     for y in 0..<height {
       for s in 0..<surfaceCount { visible[s] += Int(counts[y * surfaceCount + s]) }
     }
+    let pose = trajectory.pose(at: t)
+    let phoneDepth = phoneDepth(frame: index, pose: pose)
     return RenderedFrame(
-      index: index, timestamp: t, pose: trajectory.pose(at: t),
-      image: RGBImage(width: width, height: height, pixels: rgb),
-      depth: hasDepth ? DepthImage(width: width, height: height, metres: depth) : nil, surfaceIndex: ids,
-      visiblePixels: visible)
+      index: index, timestamp: t, pose: pose, image: RGBImage(width: width, height: height, pixels: rgb),
+      depth: phoneDepth?.0 ?? (hasDepth ? DepthImage(width: width, height: height, metres: depth) : nil),
+      confidence: phoneDepth?.1, surfaceIndex: ids, visiblePixels: visible)
   }
 
   /// The depth-hole discs of a frame: (centre x, centre y, radius²) in pixels.
@@ -258,14 +240,15 @@ public final class SceneRenderer: Sendable {
     let rgb = b.rgb + 3 * y * p.width
     let ids = b.ids + y * p.width
     let depth = b.depth.map { $0 + y * p.width }
-    let centreViews = b.views + p.samples * p.surfaceCount
+    let bandViews = b.views + (y * p.bands / p.height) * (p.samples + 1) * p.surfaceCount
+    let centreViews = bandViews + p.samples * p.surfaceCount
     for x in 0..<p.width {
       var colour = SIMD4<Float>.zero
       for k in 0..<p.samples {
         let offset = b.offsets[k]
         let rx = (Float(x) + offset.x - p.cx) / p.fx
         let ry = (Float(y) + offset.y - p.cy) / p.fy
-        let views = b.views + k * p.surfaceCount
+        let views = bandViews + k * p.surfaceCount
         let hit = trace(views, b.edges, p.surfaceCount, rx, ry)
         if hit.index >= 0 {
           let view = views[hit.index]
@@ -313,8 +296,11 @@ private struct RowParameters {
   var fy: Float
   var cx: Float
   var cy: Float
-  /// gain / samples (texels and the background are in grey levels, 0...255).
-  var scale: Float
+  /// Bands of rows with their own views (rolling shutter), and the image height.
+  var bands: Int
+  var height: Int
+  /// Per channel: white balance · gain / samples (texels and the background are in grey levels, 0...255).
+  var scale: SIMD4<Float>
   /// Image noise standard deviation in grey levels.
   var noise: Float
   var background: SIMD4<Float>

@@ -240,6 +240,9 @@ extension SyntheticScene {
       try check.finite(imu.accelerometerBias, "sensors.imu.accelerometerBias")
       try check.finite(imu.gyroBias, "sensors.imu.gyroBias")
     }
+    if let phone = sensors.phone {
+      try phone.validate(check, frameRate: frameRate)
+    }
     try check.that((1...16).contains(render.supersamples), "render.supersamples", "must be 1...16")
     try check.range(render.texelsPerMetre, 16...2048, "render.texelsPerMetre")
     try check.range(render.tapInterval, 0.01...Self.maxDuration, "render.tapInterval")

@@ -46,7 +46,8 @@ public struct GenerationSummary: Sendable {
 ///
 /// ARSim layout: everything ``RecordingWriter`` writes (`session.json` with gravity (0, −1, 0),
 /// `frames.txt`, `rgb/`, `depth/` in millimetres, `imu.txt`, `groundtruth.txt`) plus `planes.json`
-/// and `taps.txt`. TUM layout: `rgb/`, `depth/` (1/5000 m), `rgb.txt`, `depth.txt`,
+/// and `taps.txt` (with a phone profile: `depthCamera` in `session.json`, `confidence/`; dropped frames
+/// are left out). TUM layout: `rgb/`, `depth/` (1/5000 m), `rgb.txt`, `depth.txt`,
 /// `groundtruth.txt`, `accelerometer.txt`, `intrinsics.txt` (`fx fy cx cy`), `planes.json`, `taps.txt`.
 public enum SessionGenerator {
   /// Renders every frame of `renderer.scene` (or the first `options.maxFrames`) into `folder`,
@@ -62,8 +63,15 @@ public enum SessionGenerator {
       switch options.format {
       case .arsim:
         try ARSimSink(
-          folder: folder, scene: scene, encoding: options.encoding, depthEncoding: options.depthEncoding)
-      case .tum: try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
+          folder: folder, scene: scene, depthCamera: renderer.phoneDepthCamera, encoding: options.encoding,
+          depthEncoding: options.depthEncoding)
+      case .tum:
+        // TUM depth is registered at the image's size.
+        if scene.sensors.phone == nil {
+          try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
+        } else {
+          throw RecordingError(file: folder, "phone-profile sessions are written as arsim or a phone layout")
+        }
       case .stray: try StraySink(folder: folder, scene: scene)
       case .record3d:
         try Record3DSink(
@@ -73,6 +81,7 @@ public enum SessionGenerator {
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []
     for index in 0..<frameCount {
+      if scene.sensors.phone?.drops(frame: index, of: frameCount, seed: scene.seed) == true { continue }
       let start = Date()
       let frame = renderer.render(frame: index)
       milliseconds.append(Date().timeIntervalSince(start) * 1000)
@@ -125,13 +134,14 @@ private struct ARSimSink: SessionSink {
   let writer: RecordingWriter
 
   init(
-    folder: String, scene: SyntheticScene, encoding: RecordingWriter.ImageEncoding,
-    depthEncoding: RecordingWriter.DepthEncoding
+    folder: String, scene: SyntheticScene, depthCamera: CameraIntrinsics?,
+    encoding: RecordingWriter.ImageEncoding, depthEncoding: RecordingWriter.DepthEncoding
   ) throws(RecordingError) {
     let hasIMU = scene.sensors.imu != nil
-    let session = RecordingSession(
+    var session = RecordingSession(
       camera: scene.camera, depthScale: 0.001, frameRate: scene.frameRate,
       sensors: .init(depth: scene.sensors.depth != nil, accelerometer: hasIMU, gyroscope: hasIMU))
+    session.depthCamera = scene.sensors.depth == nil ? nil : depthCamera
     writer = try RecordingWriter(
       folder: folder, session: session, encoding: encoding, depthEncoding: depthEncoding,
       writesGroundTruth: true)
@@ -139,7 +149,8 @@ private struct ARSimSink: SessionSink {
 
   func append(_ frame: RenderedFrame) throws(RecordingError) {
     try writer.append(
-      timestamp: frame.timestamp, image: .rgb(frame.image), depth: frame.depth, groundTruth: frame.pose)
+      timestamp: frame.timestamp, image: .rgb(frame.image), depth: frame.depth, groundTruth: frame.pose,
+      confidence: frame.confidence)
   }
 
   func append(_ sample: IMUSample) throws(RecordingError) { try writer.append(imu: sample) }

@@ -1,4 +1,5 @@
-// Image decoding and encoding: cv_image_decode, cv_image_write, cv_set_num_threads.
+// Image decoding and encoding: cv_image_decode (PNG and JPEG through codecs.cpp, OpenEXR through
+// OpenCV), cv_image_write, cv_set_num_threads.
 
 #include <algorithm>
 #include <cctype>
@@ -9,7 +10,9 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "codecs.hpp"
 #include "cvision.h"
+#include "exr_header.hpp"
 #include "status.hpp"
 
 namespace {
@@ -47,40 +50,6 @@ const char *other_format(const uint8_t *data, size_t size) {
   if (starts("\x00\x00\x00\x0CjP  ", 8) || starts("\xFF\x4F\xFF\x51", 4)) return "JPEG 2000";
   if (starts("#?RADIANCE", 10) || starts("#?RGBE", 6)) return "Radiance HDR";
   return nullptr;
-}
-
-uint32_t read_le32(const uint8_t *p) {
-  return uint32_t(p[0]) | (uint32_t(p[1]) << 8) | (uint32_t(p[2]) << 16) | (uint32_t(p[3]) << 24);
-}
-
-/// Size of an OpenEXR image from the `dataWindow` attribute of its header (box2i: xMin, yMin,
-/// xMax, yMax). Returns false when the header has none or is malformed.
-bool exr_header(const uint8_t *data, size_t size, int *width, int *height) {
-  size_t offset = 8;  // magic, version
-  while (offset < size && data[offset] != 0) {
-    const void *name_end = std::memchr(data + offset, 0, std::min<size_t>(size - offset, 256));
-    if (name_end == nullptr) return false;
-    const size_t type_start = size_t(static_cast<const uint8_t *>(name_end) - data) + 1;
-    if (type_start >= size) return false;
-    const void *type_end = std::memchr(data + type_start, 0, std::min<size_t>(size - type_start, 256));
-    if (type_end == nullptr) return false;
-    const size_t value_start = size_t(static_cast<const uint8_t *>(type_end) - data) + 1 + 4;
-    if (value_start > size) return false;
-    const uint32_t length = read_le32(data + value_start - 4);
-    if (length > size - value_start) return false;
-    if (std::strcmp(reinterpret_cast<const char *>(data + offset), "dataWindow") == 0) {
-      if (length != 16) return false;
-      const int64_t x0 = int32_t(read_le32(data + value_start)), y0 = int32_t(read_le32(data + value_start + 4));
-      const int64_t x1 = int32_t(read_le32(data + value_start + 8)), y1 = int32_t(read_le32(data + value_start + 12));
-      const int64_t w = x1 - x0 + 1, h = y1 - y0 + 1;
-      if (w <= 0 || h <= 0 || w > INT32_MAX || h > INT32_MAX) return false;
-      *width = int(w);
-      *height = int(h);
-      return true;
-    }
-    offset = value_start + length;
-  }
-  return false;
 }
 
 /// Fails unless `width` x `height` is within CVision's documented maximum.
@@ -221,8 +190,13 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       if (!jpeg_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "JPEG has no readable frame header (SOF)");
       known_size = mode != CV_DECODE_DEPTH16 && mode != CV_DECODE_FLOAT32;
     } else if (is_exr(data, size)) {
-      if (!exr_header(data, size, &width, &height)) fail(CV_ERR_DECODE, "OpenEXR header has no valid dataWindow");
-      check_dimensions("OpenEXR", width, height);
+      // The whole header, then the window sizes, then what they imply for the offset table and chunks.
+      const cvision::ExrHeader exr = cvision::read_exr_header(data, size);
+      check_dimensions("OpenEXR", exr.width, exr.height);
+      check_dimensions("OpenEXR displayWindow", exr.display_width, exr.display_height);
+      cvision::check_exr_chunks(exr, data, size);
+      width = int(exr.width);
+      height = int(exr.height);
     } else if (const char *format = other_format(data, size)) {
       fail(CV_ERR_DECODE, "%s data; only PNG, JPEG and OpenEXR images are read", format);
     } else {
@@ -234,6 +208,20 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
         cvision::fail(CV_ERR_BUFFER_TOO_SMALL, "output buffer holds %zu bytes; the image needs %lld", capacity,
                       (long long)info->byte_count);
       }
+    }
+
+    if (is_png(data, size) || is_jpeg(data, size)) {
+      const bool png = is_png(data, size);
+      if (mode == CV_DECODE_FLOAT32) {
+        fail(CV_ERR_DECODE, "expected a single-channel float image (OpenEXR), got %s data", png ? "PNG" : "JPEG");
+      }
+      if (png) {
+        cvision::decode_png(data, size, mode, out);
+      } else {
+        cvision::decode_jpeg(data, size, mode, out, width, height);
+      }
+      fill_info(info, width, height, channels, bytes_per_channel);
+      return CV_OK;
     }
 
     const cv::Mat encoded(1, int(size), CV_8UC1, const_cast<uint8_t *>(data));

@@ -12,8 +12,10 @@ enum BenchCommand {
     Replays each recording with plane detection and prints, as medians over its frames, the
     milliseconds spent reading and decoding, tracking (pyramid, KLT and new features), pose
     (PnP and refinement, depth alignment), map upkeep, plane detection and the total without
-    decoding, plus the ATE when the recording has ground truth. Timings use the monotonic clock
-    on one thread; results do not depend on them. `planes` is the session's plane detection per
+    decoding, the whole replay's wall time per frame (its elapsed time over its frames: with
+    --threads 2, decoding runs ahead on a second thread, so this approaches the slower of `read`
+    and `total`), plus the ATE when the recording has ground truth. Timings use the monotonic
+    clock; results do not depend on them. `planes` is the session's plane detection per
     frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
     `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran.
 
@@ -27,6 +29,8 @@ enum BenchCommand {
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels
       --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
       --planes LIST                 as arsim replay (default horizontal,vertical)
+      --threads N                   1: read, decode and track on one thread; 2 (default): decode
+                                    the next frames on a second thread (same outputs)
       --json FILE                   also write the figures as JSON
       --trajectory FILE             write the estimated trajectory (TUM format; one RECORDING)
       --dump-points DIR             for every --every-th frame on which plane detection ran, write the
@@ -48,6 +52,7 @@ enum BenchCommand {
       arguments,
       valueOptions: [
         "format", "intrinsics", "mode", "planes", "json", "trajectory", "scale", "dump-points", "every",
+        "threads",
         "anchors", "boundary", "queries",
       ],
       flagOptions: ["help", "raycast"])
@@ -76,7 +81,7 @@ enum BenchCommand {
       throw Arguments.UsageError("--dump-points takes one RECORDING")
     }
     var reports: [JSON] = []
-    print("recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | ATE")
+    print("recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | wall | ATE")
     for folder in args.positional {
       let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
@@ -109,7 +114,8 @@ enum BenchCommand {
           ).statistics.rmse
       }
       let detected = frames.filter { $0.planeSeconds > 0 }.map(\.planeSeconds)
-      let cells = stages.prefix(6).map { String(format: "%.2f", $0.1) }
+      let wall = run.wallSeconds * 1000 / Double(frames.count)
+      let cells = (stages.prefix(6).map(\.1) + [wall]).map { String(format: "%.2f", $0) }
       print(
         "\(folder) | \(frames.count) | " + cells.joined(separator: " | ") + " | "
           + (ate.map { String(format: "%.4f m", $0) } ?? "-"))
@@ -118,6 +124,8 @@ enum BenchCommand {
         ("mode", .string(run.mode.rawValue)),
       ]
       members += stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
+      members.append(("wallMilliseconds", .number(wall)))
+      members.append(("threads", .int(run.threads)))
       members.append(("planeFrames", .int(detected.count)))
       members.append(("planeDetectionMilliseconds", detected.isEmpty ? .null : .number(median(detected))))
       members.append(("ate", ate.map { .number($0) } ?? .null))

@@ -10,7 +10,7 @@ import Foundation
 /// `PlaneDetectionInput` (this mirrors `ARSession.detectPlanes`; keep the two in step): the tracked
 /// landmarks (`frame.rawFeaturePoints`, the same `Float` positions), then
 /// `DepthSampler.worldPoints(depth:intrinsics:worldFromCamera:step:)` of the frame's depth image with
-/// the camera's double-precision pose and intrinsics and a stride of `max(4, width / 80)` pixels.
+/// the camera's double-precision pose and intrinsics and the default options' depth stride.
 /// Points with a non-finite coordinate are left out (the detector ignores them).
 ///
 /// Files in the folder:
@@ -69,7 +69,8 @@ final class BenchPointDump {
       frame.sceneDepth.map {
         DepthSampler.worldPoints(
           depth: $0.depthMap, intrinsics: intrinsics, worldFromCamera: camera.worldFromCamera,
-          step: max(4, intrinsics.width / 80))
+          step: DepthSampler.step(
+            width: intrinsics.width, samplesPerRow: PlaneDetectionOptions().depthSamplesPerRow))
       } ?? []
     return (features, depth.filter(\.isFinite3))
   }

@@ -47,6 +47,8 @@ enum EvalCommand {
       --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
+      --threads N                   1: read, decode and track on one thread; 2 (default): decode
+                                    the next frames on a second thread (same outputs)
       --target NAME                 raycast target for the taps (default existingPlaneGeometry)
       --alignment NAME              raycast alignment for the taps (default any)
       --json FILE                   write the report as JSON
@@ -65,7 +67,7 @@ enum EvalCommand {
       arguments,
       valueOptions: [
         "format", "intrinsics", "mode", "scale", "trajectory", "planes", "json", "markdown", "target",
-        "alignment", "shard",
+        "alignment", "shard", "threads",
       ],
       flagOptions: ["help", "resume"])
     if args.flag("help") {

@@ -27,6 +27,9 @@ enum GenerateCommand {
       --fps F                 frame rate instead of the scene's
       --duration D            duration in seconds instead of the scene's (within its keyframes)
       --seed N                seed instead of the scene's
+      --profile phone         a phone's sensors (Datasets/README.md): 256x192 depth with confidence and
+                              flying pixels, rolling shutter, white-balance drift, dropped frames,
+                              timestamp jitter, JPEG quality 80 (the scene's own sensors.phone if it has one)
       --depth-noise K         depth noise k (standard deviation k·d², d in metres) instead of the
                               scene's; 0 gives noise-free depth, which compresses far better
                               (ignored when the scene has no depth sensor)
@@ -39,7 +42,7 @@ enum GenerateCommand {
     """
 
   static let valueOptions: Set<String> = [
-    "format", "frames", "jpeg-quality", "scale", "fps", "duration", "seed", "depth-noise",
+    "format", "frames", "jpeg-quality", "scale", "fps", "duration", "seed", "depth-noise", "profile",
   ]
 
   /// Files and folders a generated recording consists of; `--overwrite` removes only these.
@@ -90,11 +93,15 @@ enum GenerateCommand {
     if args.flag("png") {
       guard quality == nil else { throw Arguments.UsageError("--png and --jpeg-quality exclude each other") }
       options.encoding = .png
-    } else {
-      options.encoding = .jpeg(quality: quality ?? 90)
     }
 
     var scene = try SyntheticScene.load(path: scenePath)
+    if try args.choice("profile", ["phone", "scene"], default: "scene") == "phone" {
+      scene.sensors.phone = scene.sensors.phone ?? PhoneProfile()
+    }
+    if !args.flag("png") {
+      options.encoding = .jpeg(quality: quality ?? scene.sensors.phone?.jpegQuality ?? 90)
+    }
     if let scale = try number(args, "scale", Double.init, valid: { $0 > 0 && $0 <= 8 }, "a number in (0, 8]")
     {
       scene = scene.scaled(by: scale)

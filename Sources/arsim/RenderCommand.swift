@@ -15,7 +15,8 @@ enum RenderCommand {
                          planes filled (40% opacity) and outlined, nearest plane in front where
                          they overlap, clipped to what is in front of the camera; tracked feature
                          points as yellow dots; the tracking state as a badge in the top-left
-                         corner (green normal, yellow limited, red not available)
+                         corner (green normal, yellow limited, red not available); what is drawn
+                         over the image follows --debug-options
       video.mp4          with --video: every frame drawn the same way (MPEG-4, recording's frame rate)
       trajectory.svg     seen from above: estimated trajectory beside the ground truth (SE(3)
                          Umeyama alignment over tracked frames, Sim(3) in mono mode; plotted in
@@ -45,6 +46,13 @@ enum RenderCommand {
       --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
+      --debug-options LIST          what is drawn over the frames, as RealityKit's ARView.debugOptions
+                                    (comma-separated; RealityKit's names showAnchorOrigins, ... work too):
+                                    anchorGeometry (planes), featurePoints, anchorOrigins (each anchor's
+                                    axes, 10 cm: x red, y green, z blue), worldOrigin (the session
+                                    world's axes, 25 cm), or none (default anchorGeometry,featurePoints)
+      --threads N                   1: read, decode and track on one thread; 2 (default): decode
+                                    the next frames on a second thread (same outputs)
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
@@ -52,7 +60,10 @@ enum RenderCommand {
 
   static func run(_ arguments: [String]) throws -> Int32 {
     let args = try Arguments(
-      arguments, valueOptions: ["out", "every", "format", "intrinsics", "mode", "scale", "planes"],
+      arguments,
+      valueOptions: [
+        "out", "every", "format", "intrinsics", "mode", "scale", "planes", "threads", "debug-options",
+      ],
       flagOptions: ["help", "video"])
     if args.flag("help") {
       print(help)
@@ -71,6 +82,7 @@ enum RenderCommand {
       }
       every = n
     }
+    let drawings = try args.value("debug-options").map { try RenderDebugOptions(parsing: $0) } ?? .standard
     let folder = args.positional[0]
     let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args, decodeColor: true))
     do {
@@ -80,7 +92,7 @@ enum RenderCommand {
     }
     let renderer = FrameRenderer(
       folder: out, every: every ?? defaultEvery(frameRate: run.info.frameRate), video: args.flag("video"),
-      frameRate: run.info.frameRate ?? 30)
+      frameRate: run.info.frameRate ?? 30, drawings: drawings)
     try run.logEvents(to: out + "/events.jsonl")
     try run.streamTrajectory(to: out + "/trajectory.tum")
     run.onFrame = { frame, _ in try renderer.add(frame) }
@@ -154,6 +166,8 @@ final class FrameRenderer {
   private var video: VideoWriter?
   private let wantsVideo: Bool
   private let frameRate: Double
+  /// What is drawn over each frame (`--debug-options`).
+  private let drawings: RenderDebugOptions
   /// The last frame seen, drawn at the end if it was not selected.
   private var last: (frame: ARFrame, drawn: Bool)?
   /// Every feature point seen: its latest position and the index of the frame that saw it.
@@ -161,8 +175,9 @@ final class FrameRenderer {
   private(set) var written: [String] = []
   private(set) var imageCount = 0
 
-  init(folder: String, every: Int, video: Bool, frameRate: Double) {
+  init(folder: String, every: Int, video: Bool, frameRate: Double, drawings: RenderDebugOptions = .standard) {
     self.folder = folder
+    self.drawings = drawings
     self.every = every
     self.wantsVideo = video
     self.frameRate = frameRate
@@ -185,7 +200,7 @@ final class FrameRenderer {
       last = (frame, false)
       return
     }
-    let image = FrameOverlay.draw(frame)
+    let image = FrameOverlay.draw(frame, options: drawings)
     if selected { try writeImage(image, index: frame.frameIndex) }
     if wantsVideo {
       if video == nil {
@@ -199,7 +214,9 @@ final class FrameRenderer {
   }
 
   func finish() throws {
-    if let last, !last.drawn { try writeImage(FrameOverlay.draw(last.frame), index: last.frame.frameIndex) }
+    if let last, !last.drawn {
+      try writeImage(FrameOverlay.draw(last.frame, options: drawings), index: last.frame.frameIndex)
+    }
     if let video {
       video.finish()
       try move(videoTemporary, to: videoPath)

@@ -33,6 +33,10 @@ enum RenderPalette {
   static let groundTruth = RenderColor(66, 66, 66)
   /// Estimated trajectory in the SVG.
   static let estimate = RenderColor(211, 47, 47)
+  /// Origin axes (`--debug-options anchorOrigins,worldOrigin`): x, y and z.
+  static let axisX = RenderColor(255, 0, 0)
+  static let axisY = RenderColor(0, 255, 0)
+  static let axisZ = RenderColor(0, 0, 255)
 
   /// The classes in legend order, with their colours.
   static let classes: [(name: String, color: RenderColor)] = [
@@ -119,10 +123,10 @@ enum FrameOverlay {
     return SIMD2(k.fx * p.x / depth + k.cx, -k.fy * p.y / depth + k.cy)
   }
 
-  /// The frame's image with its planes (filled at ``RenderPalette/planeAlpha`` and outlined, nearest
-  /// plane in front where they overlap), feature points and a tracking-state badge in the top-left
-  /// corner.
-  static func draw(_ frame: ARFrame) -> RGBImage {
+  /// The frame's image with what `options` ask for: planes (filled at ``RenderPalette/planeAlpha``
+  /// and outlined, nearest plane in front where they overlap), feature points, anchor and world
+  /// origins; then a tracking-state badge in the top-left corner.
+  static func draw(_ frame: ARFrame, options: RenderDebugOptions = .standard) -> RGBImage {
     let camera = frame.camera
     // Recordings without images (depth-only replays) are drawn over black.
     let blank = GrayImage(
@@ -132,7 +136,7 @@ enum FrameOverlay {
     let width = canvas.width
     let height = canvas.height
     let scale = max(1, width / 320)
-    let planes = frame.anchors.compactMap { $0 as? ARPlaneAnchor }
+    let planes = options.contains(.anchorGeometry) ? frame.anchors.compactMap { $0 as? ARPlaneAnchor } : []
 
     // Fills, with a depth buffer so that the nearest plane shows where planes overlap.
     var depth = [Double](repeating: .infinity, count: width * height)
@@ -190,10 +194,19 @@ enum FrameOverlay {
       }
     }
 
-    // Feature points.
-    for point in frame.rawFeaturePoints?.points ?? [] {
+    // Feature points, then origins.
+    for point in options.contains(.featurePoints) ? frame.rawFeaturePoints?.points ?? [] : [] {
       guard let pixel = camera.projectToImage(SIMD3<Double>(point)) else { continue }
       canvas.dot(at: pixel, RenderPalette.featurePoint, size: 2 * scale, rim: true)
+    }
+    if options.contains(.worldOrigin) {
+      drawAxes(
+        .identity, length: RenderDebugOptions.worldAxisLength, camera: camera, thickness: scale, on: &canvas)
+    }
+    for anchor in options.contains(.anchorOrigins) ? frame.anchors : [] {
+      drawAxes(
+        RigidTransform(matrix: anchor.transform), length: RenderDebugOptions.anchorAxisLength, camera: camera,
+        thickness: scale, on: &canvas)
     }
 
     // Tracking state badge, then a label: frame index, time and state.

@@ -3,7 +3,8 @@ import ARSimRun
 
 extension ReplayOptions {
   /// The options shared by the replaying commands, from `--format`, `--intrinsics`, `--mode`,
-  /// `--scale` and `--planes` (default `defaultPlanes`); `decodeColor` makes frames carry colour images.
+  /// `--scale`, `--planes` (default `defaultPlanes`) and `--threads`; `decodeColor` makes frames carry
+  /// colour images.
   init(
     arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical", decodeColor: Bool = false
   )
@@ -23,6 +24,12 @@ extension ReplayOptions {
         throw Arguments.UsageError("--scale must be a positive number of metres, got '\(text)'")
       }
       monocularScale = scale
+    }
+    if let text = args.value("threads") {
+      guard let count = Int(text), count >= 1 else {
+        throw Arguments.UsageError("--threads must be a positive integer, got '\(text)'")
+      }
+      threads = count
     }
     format = formatName == "auto" ? nil : RecordingFormat(rawValue: formatName)
     mode = Mode(rawValue: modeName) ?? .auto

@@ -21,6 +21,8 @@ enum ReplayCommand {
       --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
+      --threads N                   1: read, decode and track on one thread; 2 (default): decode
+                                    the next frames on a second thread (same outputs)
       --trajectory FILE             write the camera trajectory (TUM format, optical frame)
       --events FILE                 write delegate events as JSON Lines
       --taps FILE --hits FILE       raycast taps ('timestamp u v' lines), write hits as JSON Lines
@@ -33,7 +35,7 @@ enum ReplayCommand {
 
   static let valueOptions: Set<String> = [
     "format", "intrinsics", "mode", "planes", "trajectory", "events", "taps", "hits", "target", "alignment",
-    "scale",
+    "scale", "threads",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {

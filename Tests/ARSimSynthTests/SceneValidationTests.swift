@@ -82,7 +82,8 @@ import Testing
     }
     #expect(error.key == "surfaces[0].label")
     #expect(
-      error.message == "unknown value 'sofa' (expected one of floor, table, wall, ceiling, seat, other)")
+      error.message
+        == "unknown value 'sofa' (expected one of floor, table, wall, ceiling, seat, door, window, other)")
   }
 
   @Test func otherProblemsNameTheirKeys() throws {

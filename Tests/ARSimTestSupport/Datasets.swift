@@ -67,11 +67,18 @@ public final class FrameCollector: ARSessionDelegate {
     _ folder: String, configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration(),
     options: FrameSourceOptions = FrameSourceOptions()
   ) throws -> (session: ARSession, collector: FrameCollector) {
+    try replay(source: Recording.open(folder: folder, options: options), configuration: configuration)
+  }
+
+  /// Replays `source` to the end with `configuration`; records carry the recording's ground truth.
+  public static func replay(
+    source: any FrameSource, configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration()
+  ) throws -> (session: ARSession, collector: FrameCollector) {
     let session = ARSession()
     let collector = FrameCollector()
     session.delegate = collector
     session.run(configuration)
-    let replay = try ARReplay(session: session, recording: folder, options: options)
+    let replay = ARReplay(session: session, source: source)
     while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     return (session, collector)
   }

@@ -16,7 +16,7 @@ private func close(_ a: RenderColor, _ b: RenderColor, tolerance: Int = 2) -> Bo
     && abs(Int(a.blue) - Int(b.blue)) <= tolerance
 }
 
-private func pixel(_ image: RGBImage, _ x: Int, _ y: Int) -> RenderColor {
+func pixel(_ image: RGBImage, _ x: Int, _ y: Int) -> RenderColor {
   let i = 3 * (y * image.width + x)
   return RenderColor(image.pixels[i], image.pixels[i + 1], image.pixels[i + 2])
 }
@@ -329,9 +329,11 @@ private struct PLY {
   }
 
   /// A 64 x 48 grey frame from a camera at the origin looking along −z, with the given planes.
-  private func frame(_ anchors: [ARPlaneAnchor], points: [simd_float3] = []) -> ARFrame {
+  func frame(
+    _ anchors: [ARAnchor], points: [simd_float3] = [], transform: simd_float4x4 = matrix_identity_float4x4
+  ) -> ARFrame {
     let camera = ARCamera(
-      transform: matrix_identity_float4x4,
+      transform: transform,
       intrinsics: simd_float3x3(SIMD3(40, 0, 0), SIMD3(0, 40, 0), SIMD3(31.5, 23.5, 1)),
       imageResolution: CGSize(width: 64, height: 48))
     return ARFrame(
@@ -340,7 +342,7 @@ private struct PLY {
       capturedImage: .gray(GrayImage(width: 64, height: 48, fill: 100)), sceneDepth: nil, frameIndex: 7)
   }
 
-  private func plane(
+  func plane(
     transform: simd_float4x4, boundary: [simd_float3], classification: ARPlaneAnchor.Classification
   ) -> ARPlaneAnchor {
     ARPlaneAnchor(

@@ -1,5 +1,11 @@
 /// Turns a depth image into world points for plane detection.
 package enum DepthSampler {
+  /// The sampling stride for a depth map `width` pixels wide that gives about `samplesPerRow` samples a
+  /// row: `max(4, width / samplesPerRow)` pixels (`samplesPerRow` below 1 counts as 1).
+  package static func step(width: Int, samplesPerRow: Int) -> Int {
+    max(4, width / max(samplesPerRow, 1))
+  }
+
   /// World points of every `step`-th pixel in each direction of `depth` (starting at `step / 2`),
   /// metres.
   ///

@@ -45,8 +45,8 @@ package struct PlaneDetectionInput: Sendable {
 
 extension PlaneDetector {
   /// Processes one tracked frame: its feature points and, when `depth` is given (the frame's depth,
-  /// low-confidence pixels already masked), every `max(4, width / 80)`-th depth pixel in each
-  /// direction (about 80 samples a row, at the depth map's own resolution; `intrinsics` are the depth
+  /// low-confidence pixels already masked), the depth pixels `DepthSampler.step` picks for
+  /// ``PlaneDetectionOptions/depthSamplesPerRow`` (at the depth map's own resolution; `intrinsics` are the depth
   /// camera's). The frame's feature points must be known (tracking past initialisation).
   package func process(
     _ recorded: RecordedFrame, depth: DepthImage?, tracked: TrackedFrame, intrinsics: CameraIntrinsics
@@ -55,7 +55,7 @@ extension PlaneDetector {
       depth.map {
         DepthSampler.worldPoints(
           depth: $0, intrinsics: intrinsics, worldFromCamera: tracked.worldFromCamera,
-          step: max(4, $0.width / 80))
+          step: DepthSampler.step(width: $0.width, samplesPerRow: options.depthSamplesPerRow))
       } ?? []
     return process(
       PlaneDetectionInput(

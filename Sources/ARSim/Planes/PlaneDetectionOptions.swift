@@ -29,6 +29,14 @@ public struct ARPlaneDetection: OptionSet, Sendable, Hashable, Codable {
 /// - horizontal, seen from above, height above the floor in `[seatMinimumHeight, tableMinimumHeight)`:
 ///   `.seat`; in `[tableMinimumHeight, tableMaximumHeight]`: `.table`;
 /// - horizontal, seen from above, while the floor height is unknown: `.none(.undetermined)`;
+/// - vertical, its lower edge within ``doorFloorTolerance`` of the floor height, its width (horizontal
+///   extent) in ``doorWidth`` and its height (vertical extent) in ``doorHeight``: `.door`;
+/// - vertical, its lower edge at least ``windowMinimumSill`` above the floor height and its upper edge
+///   at most ``windowMaximumTop`` above it, width in ``windowWidth``, height in ``windowHeight``:
+///   `.window`. Doors and windows are told apart from walls by shape and size alone (ARKit also looks
+///   at the image): a door or window is found only where it is a plane of its own (set into the wall
+///   or standing out of it by more than the merge thresholds), and a wall seen only in a door-sized
+///   part is a door until more of it is seen;
 /// - vertical with an area of at least ``wallMinimumArea``: `.wall`;
 /// - anything else: `.none(.unknown)`.
 public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
@@ -39,6 +47,12 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   public var seed: UInt64 = 1
 
   // MARK: Point map
+
+  /// How many depth pixels a row of the depth map gives the detector: every `max(4, width / this)`-th
+  /// pixel in each direction is taken (see `DepthSampler`), so about this many per row at any
+  /// resolution. Fewer points cost less (the map's lookups are most of the detector's time); the map
+  /// accumulates them over frames.
+  public var depthSamplesPerRow: Int = 64
 
   /// The edge of the cubic voxels that points are accumulated in (each voxel keeps the running mean of
   /// its points), metres.
@@ -71,6 +85,11 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   public var maximumPlanesPerFrame: Int = 4
   /// New unexplained points (voxels) needed before RANSAC runs again.
   public var minimumNewPointsForDetection: Int = 10
+  /// The shortest time from one RANSAC run to the next, seconds of the frames' timestamps (0: any
+  /// frame); until the first plane is found it may run on any frame. On cluttered scenes, where new
+  /// unexplained points arrive every frame, this bounds RANSAC's share of the time (at 30 fps it runs on
+  /// at most every third frame); a surface that comes into view is found at most this much later.
+  public var detectionInterval: Double = 0.1
   /// Frames after which an unexplained voxel that was not observed again is left out of RANSAC (it
   /// stays in the map and can still join a growing anchor).
   public var detectionPointLifetime: Int = 60
@@ -92,6 +111,14 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// The largest distance between two planes (each one's centroid from the other) for them to be one
   /// surface, metres.
   public var mergeDistance: Double = 0.03
+  /// How much rougher than the rougher of two touching planes their union may be (the root-mean-square
+  /// distance of all their points from one free least-squares plane) for them to be one surface even
+  /// when their centroids are farther apart than ``mergeDistance``, metres. This joins the parallel bands
+  /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
+  public var mergeRoughening: Double = 0.01
+  /// How close in height two floors (both classified `.floor`) must be to be one floor however far
+  /// apart their supports are (furniture hides the floor between them), metres.
+  public var floorMergeDistance: Double = 0.01
   /// The most vertices of a boundary polygon; a larger convex hull is simplified (inwards).
   public var maximumBoundaryVertices: Int = 64
 
@@ -113,6 +140,21 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   public var ceilingMinimumHeightAboveCamera: Double = 0.3
   /// The smallest area of a vertical plane classified as a wall, square metres.
   public var wallMinimumArea: Double = 0.5
+  /// The range of widths (horizontal extent) of a door, metres.
+  public var doorWidth: ClosedRange<Double> = 0.7...1.2
+  /// The range of heights (vertical extent) of a door, metres.
+  public var doorHeight: ClosedRange<Double> = 1.9...2.3
+  /// How far above or below the floor height a door's lower edge may be, metres.
+  public var doorFloorTolerance: Double = 0.1
+  /// The lowest a window's lower edge may be above the floor, metres.
+  public var windowMinimumSill: Double = 0.3
+  /// The range of widths of a window, metres.
+  public var windowWidth: ClosedRange<Double> = 0.3...2.5
+  /// The range of heights of a window, metres.
+  public var windowHeight: ClosedRange<Double> = 0.3...2.0
+  /// The highest a window's upper edge may be above the floor, metres (a wall seen above furniture
+  /// reaches higher, up to the ceiling).
+  public var windowMaximumTop: Double = 2.4
 
   /// The defaults.
   public init() {}
@@ -126,6 +168,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     self.init()
     alignments = try value(.alignments, alignments)
     seed = try value(.seed, seed)
+    depthSamplesPerRow = try value(.depthSamplesPerRow, depthSamplesPerRow)
     voxelSize = try value(.voxelSize, voxelSize)
     maximumVoxelCount = try value(.maximumVoxelCount, maximumVoxelCount)
     minimumObservations = try value(.minimumObservations, minimumObservations)
@@ -138,6 +181,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     ransacMaximumPoints = try value(.ransacMaximumPoints, ransacMaximumPoints)
     maximumPlanesPerFrame = try value(.maximumPlanesPerFrame, maximumPlanesPerFrame)
     minimumNewPointsForDetection = try value(.minimumNewPointsForDetection, minimumNewPointsForDetection)
+    detectionInterval = try value(.detectionInterval, detectionInterval)
     detectionPointLifetime = try value(.detectionPointLifetime, detectionPointLifetime)
     regionCellSize = try value(.regionCellSize, regionCellSize)
     minimumInliers = try value(.minimumInliers, minimumInliers)
@@ -145,6 +189,8 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     minimumSide = try value(.minimumSide, minimumSide)
     mergeAngleDegrees = try value(.mergeAngleDegrees, mergeAngleDegrees)
     mergeDistance = try value(.mergeDistance, mergeDistance)
+    mergeRoughening = try value(.mergeRoughening, mergeRoughening)
+    floorMergeDistance = try value(.floorMergeDistance, floorMergeDistance)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)
     floorMinimumDepthBelowCamera = try value(.floorMinimumDepthBelowCamera, floorMinimumDepthBelowCamera)
     floorMinimumArea = try value(.floorMinimumArea, floorMinimumArea)
@@ -155,5 +201,12 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     ceilingMinimumHeightAboveCamera = try value(
       .ceilingMinimumHeightAboveCamera, ceilingMinimumHeightAboveCamera)
     wallMinimumArea = try value(.wallMinimumArea, wallMinimumArea)
+    doorWidth = try value(.doorWidth, doorWidth)
+    doorHeight = try value(.doorHeight, doorHeight)
+    doorFloorTolerance = try value(.doorFloorTolerance, doorFloorTolerance)
+    windowMinimumSill = try value(.windowMinimumSill, windowMinimumSill)
+    windowWidth = try value(.windowWidth, windowWidth)
+    windowHeight = try value(.windowHeight, windowHeight)
+    windowMaximumTop = try value(.windowMaximumTop, windowMaximumTop)
   }
 }

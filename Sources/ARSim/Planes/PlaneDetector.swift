@@ -30,12 +30,16 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
 ///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
 ///    moments, cells and hull grow and its plane is refitted.
-/// 3. *Detection*: once enough new unexplained voxels have accumulated, sequential RANSAC with a gravity
-///    prior runs on all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
+/// 3. *Detection*: once enough new unexplained voxels have accumulated (and at most once per
+///    ``PlaneDetectionOptions/detectionInterval`` seconds), sequential RANSAC with a gravity prior runs on
+///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
 ///    joins an existing anchor of the same surface that it touches or becomes a new anchor.
-/// 4. *Merging*: two anchors that are one surface (normals and offsets within the merge thresholds,
-///    supports touching or hulls overlapping) merge; the older absorbs the younger, which is removed.
-/// 5. *Classification* from orientation and height (rules in ``PlaneDetectionOptions``).
+/// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.isSameSurface`: normals within the
+///    merge angle, supports touching or hulls overlapping, and the planes coinciding or the points of
+///    both lying on one plane; or two floors at one height) merge; the older absorbs the younger, which
+///    is removed.
+/// 5. *Classification* from orientation, height, size and shape (rules in ``PlaneDetectionOptions``),
+///    also before merging.
 /// 6. *Eviction* of transient and, beyond the capacity, least recently seen voxels.
 package final class PlaneDetector {
   /// The options in use (sanitised: sizes and distances positive).
@@ -52,6 +56,8 @@ package final class PlaneDetector {
   private var cameraHeightSum = 0.0
   private var cameraHeightCount = 0
   private var pendingNewPoints = 0
+  /// The timestamp of the frame in which RANSAC last ran once a plane existed, seconds (−∞: never).
+  private var lastDetection = -Double.infinity
   private var touched: [Int32] = []
   /// Counts describing the last frame's work.
   package private(set) var statistics = PlaneDetectorStatistics()
@@ -110,10 +116,16 @@ package final class PlaneDetector {
     ingest(input)
     statistics.touchedVoxels = touched.count
     grow(cameraHeight: camera.y.isFinite ? camera.y : cameraHeight, viewpoint: viewpoint)
-    if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1) {
+    if pendingNewPoints >= max(options.minimumNewPointsForDetection, 1)
+      && !(input.timestamp - lastDetection < options.detectionInterval - 1e-6)
+    {
       pendingNewPoints = 0
       detect(camera: camera)
+      // The interval starts with the first plane: until then RANSAC may run on every frame.
+      if !tracks.isEmpty { lastDetection = input.timestamp }
     }
+    // Classified before merging too: two pieces of floor merge once both are floors.
+    classify(meanCameraHeight: cameraHeight)
     let removed = merge()
     classify(meanCameraHeight: cameraHeight)
 
@@ -268,7 +280,6 @@ package final class PlaneDetector {
   /// order of the merges.
   private func merge() -> [(Int, Int)] {
     var merges: [(Int, Int)] = []
-    let maxAngle = options.mergeAngleDegrees * .pi / 180
     var merged = true
     while merged {
       merged = false
@@ -277,8 +288,7 @@ package final class PlaneDetector {
         where tracks[a].alive && tracks[a].alignment == tracks[b].alignment
           && (tracks[a].dirty || tracks[b].dirty)
         {
-          guard tracks[a].isSameSurface(as: tracks[b], maxAngle: maxAngle, maxDistance: options.mergeDistance)
-          else { continue }
+          guard tracks[a].isSameSurface(as: tracks[b], options: options) else { continue }
           tracks[a].absorb(tracks[b])
           tracks[b].alive = false
           map.relabel(track: Int32(b), to: Int32(a))
@@ -325,6 +335,20 @@ package final class PlaneDetector {
   ) -> ARPlaneAnchor.Classification {
     switch track.alignment {
     case .vertical:
+      if let floor, let box = track.verticalExtent {
+        let (width, height) = (box.right - box.left, box.top - box.bottom)
+        let (bottom, top) = (box.bottom - floor, box.top - floor)
+        if bottom.magnitude <= options.doorFloorTolerance && options.doorWidth.contains(width)
+          && options.doorHeight.contains(height)
+        {
+          return .door
+        }
+        if bottom >= options.windowMinimumSill && top <= options.windowMaximumTop
+          && options.windowWidth.contains(width) && options.windowHeight.contains(height)
+        {
+          return .window
+        }
+      }
       return track.area >= options.wallMinimumArea ? .wall : .none(.unknown)
     case .horizontal:
       let h = track.height

@@ -158,6 +158,19 @@ struct PlaneTrack {
   /// The height of a horizontal plane (world y), metres.
   var height: Double { -plane.offset * plane.normal.y }
 
+  /// A vertical plane's extent: the horizontal span of its hull along the anchor's x axis (metres,
+  /// anchor space) and its world heights, lowest and highest; nil for horizontal planes or no hull.
+  var verticalExtent: (left: Double, right: Double, bottom: Double, top: Double)? {
+    guard alignment == .vertical, let first = hull.first else { return nil }
+    var (low, high) = (first, first)
+    for p in hull {
+      low = simd_min(low, p)
+      high = simd_max(high, p)
+    }
+    // Anchor 2-D y is −z, which for a vertical anchor is world up.
+    return (low.x, high.x, origin.y + low.y, origin.y + high.y)
+  }
+
   /// The area of the hull, square metres.
   var area: Double { Polygon2D.area(hull) }
 
@@ -214,19 +227,49 @@ struct PlaneTrack {
     }
   }
 
-  /// Whether `other` (the same alignment) is the same surface as this one: normals within `maxAngle`
-  /// radians, each centroid within `maxDistance` metres of the other's plane, and the supports touching
-  /// (an occupied cell of one next to an occupied cell of the other) or the hulls overlapping.
-  func isSameSurface(as other: PlaneTrack, maxAngle: Double, maxDistance: Double) -> Bool {
-    guard alignment == other.alignment, plane.angle(to: other.plane) <= maxAngle,
-      let mine = moments.mean, let theirs = other.moments.mean,
-      plane.signedDistance(to: theirs).magnitude <= maxDistance,
-      other.plane.signedDistance(to: mine).magnitude <= maxDistance
+  /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
+  /// the same alignment, normals within ``PlaneDetectionOptions/mergeAngleDegrees``, and either
+  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``:
+  ///   one floor, even where furniture hides the floor between them; or
+  /// - the supports touching (an occupied cell of one next to an occupied cell of the other) or the
+  ///   hulls overlapping, and the planes coinciding: each centroid within
+  ///   ``PlaneDetectionOptions/mergeDistance`` of the other's plane, or both supports together lying on
+  ///   one plane (``continues(_:options:)``).
+  func isSameSurface(as other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
+    guard alignment == other.alignment, plane.angle(to: other.plane) <= options.mergeAngleDegrees * .pi / 180,
+      let mine = moments.mean, let theirs = other.moments.mean
     else { return false }
+    if alignment == .horizontal && classification == .floor && other.classification == .floor
+      && (height - other.height).magnitude <= options.floorMergeDistance
+    {
+      return true
+    }
+    let coplanar =
+      plane.signedDistance(to: theirs).magnitude <= options.mergeDistance
+      && other.plane.signedDistance(to: mine).magnitude <= options.mergeDistance
+    guard coplanar || continues(other, options: options) else { return false }
     let (small, large) = cells.count <= other.cells.count ? (self, other) : (other, self)
     for centre in small.cellCentres where large.touches(point: centre) { return true }
     let mapped = other.hull.map { anchor2D(other.world(anchor2D: $0)) }
     return Polygon2D.convexIntersectionArea(hull, mapped) > 0
+  }
+
+  /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
+  /// from their free least-squares plane exceeds the larger of the two supports' own by at most
+  /// ``PlaneDetectionOptions/mergeRoughening``, and that plane is within the alignment's tolerance.
+  ///
+  /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
+  /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
+  /// few centimetres apart, whose centroids are too far from each other's planes to merge, but whose
+  /// points together are one flat surface. Two parallel surfaces (a door set into a wall) are not: their
+  /// union is as rough as their separation.
+  func continues(_ other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
+    let union = moments + other.moments
+    guard let together = union.meanSquaredDistance, let a = moments.meanSquaredDistance,
+      let b = other.moments.meanSquaredDistance,
+      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options)
+    else { return false }
+    return together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening
   }
 
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.

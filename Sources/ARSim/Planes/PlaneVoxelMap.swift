@@ -43,6 +43,8 @@ struct PlaneVoxelMap {
   private var freeSlots: [Int32] = []
   /// The number of live voxels.
   private(set) var count = 0
+  /// The slots of a batch of points being observed (kept to reuse its storage).
+  private var scratchSlots: [Int32] = []
 
   /// The weight at which a voxel's mean starts to forget old points.
   static let weightCap: Float = 32
@@ -71,24 +73,34 @@ struct PlaneVoxelMap {
   /// in `frame`, `-1` when the voxel already had a point in `frame`, and `nil` for a point that cannot be
   /// stored (non-finite or absurdly far).
   mutating func observe(_ point: SIMD3<Double>, frame: Int32) -> Int32? {
-    guard let key = key(of: point) else { return nil }
-    if let slot = slotOfKey.slot(of: key) {
-      let i = Int(slot)
-      if voxels[i].weight >= Self.weightCap {
-        voxels[i].sum *= Double((Self.weightCap - 1) / Self.weightCap)
-        voxels[i].weight = Self.weightCap - 1
+    guard let slot = slot(for: point, frame: frame) else { return nil }
+    return accumulate(point, slot: slot, frame: frame) ? slot : -1
+  }
+
+  /// Adds the points observed in `frame` (as ``observe(_:frame:)`` one by one would) and appends to
+  /// `touched` the slots of the voxels that got their first point of the frame.
+  ///
+  /// In two passes, because the map's cost is cache misses: first every point's slot (voxels new to the
+  /// map created empty, in point order), then every point into its voxel, in point order. Within a pass
+  /// one point's memory accesses do not wait for the previous point's, so their misses overlap.
+  mutating func observe(_ points: [SIMD3<Float>], frame: Int32, touched: inout [Int32]) {
+    scratchSlots.removeAll(keepingCapacity: true)
+    for point in points { scratchSlots.append(slot(for: SIMD3<Double>(point), frame: frame) ?? -1) }
+    scratchSlots.withUnsafeBufferPointer { slots in
+      for (k, point) in points.enumerated() where slots[k] >= 0 {
+        if accumulate(SIMD3<Double>(point), slot: slots[k], frame: frame) { touched.append(slots[k]) }
       }
-      voxels[i].sum += point
-      voxels[i].weight += 1
-      if voxels[i].observations < Int32.max { voxels[i].observations += 1 }
-      voxels[i].lastSeen = frame
-      guard voxels[i].touchStamp != frame else { return -1 }
-      voxels[i].touchStamp = frame
-      return slot
     }
+  }
+
+  /// The slot of the voxel holding `point`, created empty (no points) when the map has none; `nil` for
+  /// a point that cannot be stored (non-finite or absurdly far).
+  private mutating func slot(for point: SIMD3<Double>, frame: Int32) -> Int32? {
+    guard let key = key(of: point) else { return nil }
+    if let slot = slotOfKey.slot(of: key) { return slot }
     let voxel = PlaneVoxel(
-      sum: point, weight: 1, observations: 1, lastSeen: frame, touchStamp: frame, track: -1,
-      announced: false, key: key)
+      sum: .zero, weight: 0, observations: 0, lastSeen: frame, touchStamp: 0, track: -1, announced: false,
+      key: key)
     let slot: Int32
     if let free = freeSlots.popLast() {
       slot = free
@@ -102,12 +114,21 @@ struct PlaneVoxelMap {
     return slot
   }
 
-  /// Adds the points observed in `frame` (``observe(_:frame:)`` for each) and appends to `touched` the
-  /// slots of the voxels that got their first point of the frame.
-  mutating func observe(_ points: [SIMD3<Float>], frame: Int32, touched: inout [Int32]) {
-    for point in points {
-      if let slot = observe(SIMD3<Double>(point), frame: frame), slot >= 0 { touched.append(slot) }
+  /// Adds `point`, observed in `frame` (frames count from 1), to the voxel in `slot`; true when it is
+  /// the voxel's first point in `frame`.
+  private mutating func accumulate(_ point: SIMD3<Double>, slot: Int32, frame: Int32) -> Bool {
+    let i = Int(slot)
+    if voxels[i].weight >= Self.weightCap {
+      voxels[i].sum *= Double((Self.weightCap - 1) / Self.weightCap)
+      voxels[i].weight = Self.weightCap - 1
     }
+    voxels[i].sum += point
+    voxels[i].weight += 1
+    if voxels[i].observations < Int32.max { voxels[i].observations += 1 }
+    voxels[i].lastSeen = frame
+    guard voxels[i].touchStamp != frame else { return false }
+    voxels[i].touchStamp = frame
+    return true
   }
 
   /// Whether the voxel holding `point` exists and has at least `minimumObservations` observations.

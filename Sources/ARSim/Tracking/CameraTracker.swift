@@ -29,6 +29,9 @@ package struct TrackedFrame: Sendable {
   package var inliers: Int
   /// Whether gravity had fixed the session world by this frame.
   package var isWorldFixed: Bool
+  /// When this frame re-levelled the world (gravity refined): the new session world from the
+  /// previous one, a rotation about the origin; anchors' transforms move by it. Nil otherwise.
+  package var worldCorrection: RigidTransform? = nil
 
   /// Whether the frame has a tracked pose: `normal`, or limited by features or motion (not
   /// initialising, not relocalising).
@@ -39,11 +42,11 @@ package struct TrackedFrame: Sendable {
     }
   }
 
-  /// Whether the frame has a pose worth recording: tracked, or initialising with a measured
-  /// rotation-only pose (monocular, before the map exists: the camera has not moved measurably, its
-  /// position is held) in the fixed world.
+  /// Whether the frame has a pose worth recording: tracked, or initialising with a measured pose
+  /// (the world levelled from the first accelerometer samples and still being refined; monocular
+  /// before the map exists: a rotation-only pose, its position held) in the fixed world.
   package var hasPose: Bool {
-    isTracked || (state == .limited(.initializing) && source == .rotation && isWorldFixed)
+    isTracked || (state == .limited(.initializing) && source != .prediction && isWorldFixed)
   }
 }
 
@@ -54,16 +57,16 @@ package final class CameraTracker {
   package let options: TrackerOptions
   package let info: RecordingInfo
   /// Where gravity came from, once known.
-  package private(set) var gravitySource: GravitySource?
-  /// The up direction in the odometry frame O (the first optical frame), once known.
-  package private(set) var upInO: SIMD3<Double>?
+  package var gravitySource: GravitySource? { leveller.source }
+  /// The up direction in the odometry frame O (the first optical frame), once known; refined over the
+  /// session when the recording has an accelerometer.
+  package var upInO: SIMD3<Double>? { leveller.upInO }
+  /// The session's gravity estimate so far (nil without an accelerometer or before the first
+  /// segment of samples closes).
+  package var gravityEstimate: GravityEstimator.Estimate? { leveller.estimator.estimate }
   private let odometry: any Odometry
-  private var worldFromO: RigidTransform?
+  private var leveller = WorldLeveller()
   private let provisionalWorldFromO: RigidTransform
-  private var startTime: Double?
-  /// Accelerometer samples of the gravity window rotated into O, with their time.
-  private var rotatedSpecificForce: [(time: Double, value: SIMD3<Double>)] = []
-  private var positions: [(time: Double, position: SIMD3<Double>)] = []
   /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
   /// normally since: frames are then `limited(.relocalizing)`.
   private var relocalizing = false
@@ -89,7 +92,10 @@ package final class CameraTracker {
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
   /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
   /// pose is measured normally again.
-  package func cameraWasOff() { relocalizing = true }
+  package func cameraWasOff() {
+    relocalizing = true
+    odometry.cameraWasOff()
+  }
 
   /// Where the last frame's tracking time went.
   package var timings: StageTimings { odometry.timings }
@@ -107,15 +113,11 @@ package final class CameraTracker {
       depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
     }
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
-    if startTime == nil {
-      startTime = frame.timestamp
-      fixGravityWithoutAccelerometer(frame)
-    }
-    if worldFromO == nil, info.hasAccelerometer {
-      collectGravityEvidence(frame, oFromOptical: result.oFromOptical)
-    }
-    let isWorldFixed = worldFromO != nil
-    let quality = isWorldFixed ? result.quality : .initializing
+    let level = leveller.update(
+      frame, oFromOptical: result.oFromOptical, measured: result.source != .prediction, info: info,
+      options: options)
+    let isWorldFixed = level.worldFromO != nil
+    let quality = leveller.isSettled ? result.quality : .initializing
     var state = Self.trackingState(quality)
     if relocalizing {
       if quality == .normal && result.source != .prediction {
@@ -124,7 +126,7 @@ package final class CameraTracker {
         state = .limited(.relocalizing)
       }
     }
-    let worldFromO = worldFromO ?? provisionalWorldFromO
+    let worldFromO = level.worldFromO ?? provisionalWorldFromO
     let worldFromCamera = worldFromO * result.oFromOptical * opticalFromCamera
     let features =
       quality == .initializing
@@ -134,7 +136,7 @@ package final class CameraTracker {
       }
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
-      inliers: result.inliers, isWorldFixed: isWorldFixed)
+      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: level.correction)
   }
 
   /// ARKit's state for an odometry quality.
@@ -162,103 +164,5 @@ package final class CameraTracker {
     // Rows x, y, z map O coordinates to world coordinates.
     let rotation = simd_double3x3(rows: [x, y, z])
     return RigidTransform(rotation: simd_quatd(rotation).normalized, translation: .zero)
-  }
-
-  private func fix(up: SIMD3<Double>, source: GravitySource) {
-    upInO = simd_normalize(up)
-    worldFromO = Self.world(up: up)
-    gravitySource = source
-  }
-
-  private func fixGravityWithoutAccelerometer(_ frame: RecordedFrame) {
-    guard !info.hasAccelerometer else { return }
-    if let truth = frame.groundTruth, let gravity = info.groundTruthGravity {
-      // Up in the first optical frame: the ground-truth world's up rotated into the camera.
-      fix(up: truth.inverse.rotate(-gravity), source: .groundTruth)
-    } else {
-      fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
-    }
-  }
-
-  /// Gathers accelerometer samples and tracked positions over the gravity window; at its end, fixes
-  /// gravity from them (``gravity(positions:specificForce:)``).
-  private func collectGravityEvidence(_ frame: RecordedFrame, oFromOptical: RigidTransform) {
-    for sample in frame.imu {
-      guard let f = sample.acceleration else { continue }
-      rotatedSpecificForce.append((sample.timestamp, oFromOptical.rotate(f)))
-    }
-    positions.append((frame.timestamp, oFromOptical.translation))
-    guard let startTime, frame.timestamp - startTime >= options.gravityWindow, positions.count >= 6,
-      rotatedSpecificForce.count >= 3
-    else { return }
-    let gravity = Self.gravity(positions: positions, specificForce: rotatedSpecificForce)
-    if let gravity, simd_length(gravity) > 7, simd_length(gravity) < 12.5 {
-      fix(up: -gravity, source: .accelerometer)
-    } else {
-      // The accelerometer does not read like gravity (wrong units or a broken sensor).
-      fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
-    }
-    rotatedSpecificForce.removeAll()
-    positions.removeAll()
-  }
-
-  /// Gravity in O (m/s², pointing down) from timed camera positions and the specific force rotated
-  /// into O, as in visual-inertial initialisation: the position is `p(t) = p₀ + v₀·t + ½·g·t² + D(t)`
-  /// where `D` is the specific force integrated twice from the first position's time (piecewise
-  /// linear between samples, held beyond them). `p − D` is thus a quadratic in `t` on each axis, and
-  /// its least-squares fit over all the positions gives `g` (with `p₀` and `v₀`), which uses every
-  /// frame of the window rather than end-point velocities. Nil when the fit is degenerate.
-  package static func gravity(
-    positions: [(time: Double, position: SIMD3<Double>)],
-    specificForce: [(time: Double, value: SIMD3<Double>)]
-  ) -> SIMD3<Double>? {
-    guard let t0 = positions.first?.time, let tEnd = positions.last?.time, tEnd > t0,
-      !specificForce.isEmpty
-    else { return nil }
-    // The force at time t, piecewise linear over the samples and held beyond them.
-    var next = 0
-    func force(at t: Double) -> SIMD3<Double> {
-      while next < specificForce.count && specificForce[next].time <= t { next += 1 }
-      if next == 0 { return specificForce[0].value }
-      if next == specificForce.count { return specificForce[next - 1].value }
-      let (a, b) = (specificForce[next - 1], specificForce[next])
-      let w = b.time > a.time ? (t - a.time) / (b.time - a.time) : 1
-      return a.value + w * (b.value - a.value)
-    }
-    // Integration knots: the sample times inside the window and the frame times, in order.
-    var knots = specificForce.map(\.time).filter { $0 > t0 && $0 < tEnd } + positions.map(\.time)
-    knots.sort()
-    var velocity = SIMD3<Double>.zero
-    var displacement = SIMD3<Double>.zero
-    var time = t0
-    var f = force(at: t0)
-    var frame = 0
-    // Normal equations of the per-axis fit y = c₀ + c₁·τ + c₂·τ²/2, τ = (t − t₀)/T (conditioning).
-    let span = tEnd - t0
-    var normal = simd_double3x3()
-    var right = simd_double3x3()  // column k: the right-hand side for axis k
-    for knot in knots {
-      let dt = knot - time
-      if dt > 0 {
-        let g = force(at: knot)
-        // Exact for a linearly varying force over the step.
-        displacement += velocity * dt + (2 * f + g) * (dt * dt / 6)
-        velocity += (f + g) * (dt / 2)
-        (time, f) = (knot, g)
-      }
-      while frame < positions.count && positions[frame].time <= time {
-        let tau = (positions[frame].time - t0) / span
-        let basis = SIMD3(1, tau, tau * tau / 2)
-        let y = positions[frame].position - displacement
-        normal += simd_double3x3(basis * basis.x, basis * basis.y, basis * basis.z)
-        right += simd_double3x3(basis * y.x, basis * y.y, basis * y.z)
-        frame += 1
-      }
-    }
-    guard abs(normal.determinant) > 1e-12 else { return nil }
-    let coefficients = normal.inverse * right  // column k: (c₀, c₁, c₂) of axis k
-    let g =
-      SIMD3(coefficients.columns.0.z, coefficients.columns.1.z, coefficients.columns.2.z) / (span * span)
-    return g.x.isFinite && g.y.isFinite && g.z.isFinite ? g : nil
   }
 }

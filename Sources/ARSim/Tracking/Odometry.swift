@@ -46,6 +46,14 @@ protocol Odometry: AnyObject {
   var timings: StageTimings { get }
   /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
   func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
+  /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
+  func cameraWasOff()
+}
+
+extension Odometry {
+  /// Front ends without a keyframe map (monocular, depth-only) carry on frame to frame and rely on
+  /// their own loss detection.
+  func cameraWasOff() {}
 }
 
 /// Seconds a frame spent in each tracking stage.

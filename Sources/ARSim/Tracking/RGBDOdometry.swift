@@ -35,6 +35,9 @@ final class RGBDOdometry: Odometry {
   /// While drift is suspected: how many of the keyframes predate it (and can correct it).
   private var trustedKeyframes: Int?
   private var framesSinceDrift = 0
+  /// Frames since the camera was off (``cameraWasOff()``) while no relocalisation succeeded; nil when
+  /// tracking runs frame to frame.
+  private var framesSinceGap: Int?
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
 
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
@@ -67,6 +70,7 @@ final class RGBDOdometry: Odometry {
         inliers: tracks.count)
     }
 
+    if framesSinceGap != nil, let lost = recoverAfterGap(gray: gray, depth: depth) { return lost }
     let predicted = prediction(timestamp: timestamp)
     var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
 
@@ -80,7 +84,7 @@ final class RGBDOdometry: Odometry {
       }
     }
     if measured == nil, framesWithoutMeasurement >= rgbd.maxPredictedFrames / 2 {
-      measured = relocalize(gray: gray, keyframes: keyframes.keyframes[...])
+      measured = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
     }
     // After a stretch without features (depth or prediction only) the pose has drifted: once
     // features are back, recover against the keyframes made before the stretch.
@@ -94,7 +98,8 @@ final class RGBDOdometry: Odometry {
     }
     if let trusted = trustedKeyframes, measured?.source == .features {
       framesSinceDrift += 1
-      if let recovered = relocalize(gray: gray, keyframes: keyframes.keyframes.prefix(trusted)) {
+      if let recovered = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes.prefix(trusted))
+      {
         measured = recovered
         trustedKeyframes = nil
         framesSinceDrift = 0
@@ -102,6 +107,15 @@ final class RGBDOdometry: Odometry {
         trustedKeyframes = nil
         framesSinceDrift = 0
       }
+    }
+
+    // Motion too large for frame-to-frame tracking (the pose jumped from the prediction): the
+    // keyframes decide when they recognise the place.
+    if let found = measured, found.source != .relocalization,
+      options.isJump(from: pose, predicted: predicted, measured: found.pose),
+      let recovered = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
+    {
+      measured = recovered
     }
 
     let quality: TrackingQuality
@@ -286,18 +300,56 @@ final class RGBDOdometry: Odometry {
 
   // MARK: Keyframes and relocalisation
 
+  /// The camera was off: the motion since the last frame is unknown, so frame-to-frame tracking
+  /// (KLT from the last image, depth alignment from rest) would measure a wrong pose. The next
+  /// frames relocalise against the keyframes instead.
+  func cameraWasOff() {
+    framesSinceGap = 0
+    tracks.removeAll()
+  }
+
+  /// After the camera was off: the frame relocalised against every keyframe (place recognition),
+  /// which resumes tracking from the found pose (nil: the caller carries on with it); else, while
+  /// under ``TrackerOptions/Relocalization/maxRelocalizingFrames``, a `relocalizing` result with
+  /// the last pose held. Beyond that the place is taken as new and tracking resumes frame to frame
+  /// from the held pose (the map continues from there: a discontinuity the frames' states show).
+  private func recoverAfterGap(gray: GrayImage, depth: DepthImage?) -> OdometryResult? {
+    guard let gap = framesSinceGap else { return nil }
+    var clock = ContinuousClock.now
+    if let (found, _, inliers) = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...]) {
+      framesSinceGap = nil
+      pose = found
+      previousPose = found
+      framesWithoutMeasurement = 0
+      framesWithoutFeatures = 0
+      trustedKeyframes = nil
+      clock = lap(&timings.pose, since: clock)
+      replenish(gray: gray, depth: depth)
+      if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
+      lap(&timings.map, since: clock)
+      return result(
+        quality: inliers >= options.normalInliers ? .normal : .insufficientFeatures, source: .relocalization,
+        inliers: inliers)
+    }
+    lap(&timings.pose, since: clock)
+    framesSinceGap = gap + 1 > options.relocalization.maxRelocalizingFrames ? nil : gap + 1
+    previousPose = pose
+    return result(quality: .relocalizing, source: .prediction, inliers: 0)
+  }
+
   private func addKeyframe(gray: GrayImage, depth: DepthImage?) {
     guard let depth else { return }
     keyframes.add(gray: gray, oFromOptical: pose) { depthAt($0, in: depth) }
   }
 
   /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
-  private func relocalize(gray: GrayImage, keyframes: ArraySlice<Keyframe>)
+  private func relocalize(gray: GrayImage, depth: DepthImage?, keyframes: ArraySlice<Keyframe>)
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
     guard
       let (found, inliers) = relocalizer.relocalize(
-        gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex))
+        gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex),
+        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } })
     else { return nil }
     tracks.removeAll()
     return (found, .relocalization, inliers)

@@ -51,14 +51,24 @@ extension TrackerOptions {
     public var orbThreshold = 20
     /// Fewest features with depth for a keyframe, and fewest features in a frame to try. Default 30.
     public var minFeatures = 30
-    /// Keyframes tried, most recent first. Default 12.
+    /// Keyframes scored by place recognition (brute-force Hamming matching), most recent first. Default 40.
+    public var recognizedKeyframes = 40
+    /// Best-scored keyframes tried by PnP RANSAC, most matches first. Default 12.
     public var searchedKeyframes = 12
+    /// Frames after the camera was off (a pause or a gap) spent relocalising against the keyframes
+    /// before the place is taken as new and tracking resumes from the last pose. Default 30.
+    public var maxRelocalizingFrames = 30
     /// Largest Hamming distance of a descriptor match. Default 60.
     public var maxDescriptorDistance = 60
     /// Fewest matches, and fewest PnP inliers, for a relocalised pose. Default 20.
     public var minMatches = 20
     /// PnP RANSAC inlier threshold, pixels. Default 3.
     public var reprojectionThreshold = 3.0
+    /// Relative depth difference (of the depth) within which a relocalised point agrees with the
+    /// frame's depth. Default 0.05.
+    public var depthTolerance = 0.05
+    /// Fraction of the relocalised inliers with depth whose depth must agree. Default 0.8.
+    public var minDepthAgreement = 0.8
     /// PnP RANSAC iterations. Default 2000.
     public var ransacIterations = 2000
 

@@ -51,8 +51,13 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var maxTranslationJump: Double = 0.15
   /// Rotation in degrees beyond the constant-velocity prediction that counts as a jump. Default 15.
   public var maxRotationJumpDegrees: Double = 15
-  /// Seconds of the start used to estimate gravity from the accelerometer. Default 0.3.
+  /// Seconds from the start during which the world is provisional (`limited(.initializing)`, poses
+  /// reported, no plane detection) at least. Default 0.3.
   public var gravityWindow: Double = 0.3
+  /// With an accelerometer, the world stays provisional until the gravity estimate's direction is
+  /// known to within this many degrees (one standard deviation), or for at most 10 gravity windows.
+  /// Gravity keeps being refined after (detected planes do not follow the later re-levels). Default 1.
+  public var gravitySettledDegrees: Double = 1
   /// Seconds without frames after which the session reports an interruption and the tracker
   /// relocalises. Default 1.
   public var interruptionThreshold: Double = 1

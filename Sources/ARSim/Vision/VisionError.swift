@@ -84,6 +84,10 @@ extension VisionError {
 
 /// Process-wide settings of the vision layer.
 package enum VisionRuntime {
+  /// Makes the decoders' process-wide settings (environment variables OpenCV reads) now, before a
+  /// second thread decodes, so that no thread changes the environment while another reads it.
+  package static func prepareDecoding() { cv_image_prepare() }
+
   /// Sets how many threads OpenCV may use (1 gives reproducible timings; 0 disables OpenCV's threading).
   package static func setThreadCount(_ threads: Int) {
     cv_set_num_threads(Int32(clamping: threads))

@@ -73,18 +73,31 @@ typedef struct cv_image_info {
 /// Decodes an encoded image (PNG, JPEG or OpenEXR, recognised by their magic bytes; other formats
 /// give CV_ERR_DECODE naming them) into `out`, tightly packed. The size is read from the header
 /// first: a side over CV_IMAGE_MAX_DIMENSION or more than CV_IMAGE_MAX_PIXELS pixels, or an
-/// unreadable header, gives CV_ERR_DECODE before any allocation. What libpng, libjpeg or OpenEXR
-/// print while decoding is captured and appended to the status message, never shown on stderr.
+/// unreadable header, gives CV_ERR_DECODE before any allocation. PNG (libdeflate) and JPEG
+/// (libjpeg-turbo) are decoded without OpenCV and print nothing (libjpeg's message goes into the
+/// status); what OpenEXR prints is captured and appended to the status message, never shown on
+/// stderr.
 /// Truncated PNG and JPEG data is rejected (libjpeg would otherwise fill the
 /// missing rows with grey): PNG must reach its IEND chunk, JPEG must end with the
-/// FFD9 marker (zero padding after it is accepted). Empty, unknown or corrupt data
+/// FFD9 marker (zero padding after it is accepted). OpenEXR is read only as a single-part
+/// scanline image (no tiles, deep data or several parts) whose whole header is checked first: the
+/// required attributes once each with valid values, 1 to 64 channels of known pixel types, both
+/// windows within the limits above, at most 4 * CV_IMAGE_MAX_PIXELS bytes of pixels, and a
+/// line-offset table whose entries all point at chunks of the right scanline within the data, each
+/// no larger than its pixels and not smaller than its compression can reach. Empty, unknown or corrupt data
 /// gives CV_ERR_DECODE. When `capacity` is too small, fills `info` and returns
 /// CV_ERR_BUFFER_TOO_SMALL without writing `out`; for PNG and JPEG the size comes
 /// from the header, so a size query (`out` NULL, `capacity` 0) does not decode.
 /// DEPTH16 rejects images that are not single-channel 16-bit (CV_ERR_DECODE naming
-/// the actual OpenCV type). EXIF orientation is ignored (pixels as stored).
+/// the actual type). EXIF orientation is ignored (pixels as stored).
 int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
                         size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
+
+/// Makes the process-wide settings the decoders need once (OpenCV's logger silenced, its
+/// environment settings for FFmpeg, image limits and OpenEXR set), so that a decode on another
+/// thread later changes no environment variable while this one may read it. Call it before the
+/// first decode on a second thread; cv_image_decode and the video reader also do it on first use.
+void cv_image_prepare(void) CVISION_NOEXCEPT;
 
 /// Encodes a tightly packed image and writes it to `path`. The format follows
 /// the extension (.png, .jpg/.jpeg, or .exr for one 32-bit float channel).

@@ -134,28 +134,6 @@ func trackingError(_ records: [FrameCollector.Record], scale: Bool = false) thro
     #expect(abs(forward.x) < 1e-9)
     #expect(forward.z < 0)
   }
-
-  @Test func gravityFromAccelerometerAndPositionsOfAShakingCamera() throws {
-    // A camera moving with a constant acceleration plus a 4.7 Hz shake of 2 mm: the specific force is
-    // the acceleration minus gravity; gravity comes back from 0.3 s of positions at 30 Hz and forces at
-    // 200 Hz, although the mean acceleration over the window is far from zero.
-    let g = SIMD3<Double>(0.3, 9.7, -1.2)
-    let a0 = SIMD3<Double>(0.4, -0.2, 0.3)
-    let w = 2 * Double.pi * 4.7
-    let shake = SIMD3<Double>(0.002, 0.001, -0.0015)
-    func position(_ t: Double) -> SIMD3<Double> { SIMD3(1, 2, 3) + 0.5 * a0 * t * t + sin(w * t) * shake }
-    func acceleration(_ t: Double) -> SIMD3<Double> { a0 - w * w * sin(w * t) * shake }
-    let positions = (0...9).map { k in (time: 5 + Double(k) / 30, position: position(Double(k) / 30)) }
-    let forces = (0...60).map { j in (time: 5 + Double(j) / 200, value: acceleration(Double(j) / 200) - g) }
-    let estimated = try #require(CameraTracker.gravity(positions: positions, specificForce: forces))
-    // The double integration is exact for piecewise-linear forces; the shake is sampled at 200 Hz.
-    let angle = acos(min(1, simd_dot(simd_normalize(estimated), simd_normalize(g))))
-    #expect(angle * 180 / .pi < 0.05, "gravity off by \(angle * 180 / .pi)°")
-    #expect(abs(simd_length(estimated) - simd_length(g)) < 0.05)
-    // Positions spanning no time, or no forces, give no estimate.
-    #expect(CameraTracker.gravity(positions: Array(positions.prefix(1)), specificForce: forces) == nil)
-    #expect(CameraTracker.gravity(positions: positions, specificForce: []) == nil)
-  }
 }
 
 @Suite struct RelocalizationTests {

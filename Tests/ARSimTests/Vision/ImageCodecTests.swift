@@ -147,11 +147,11 @@ import Testing
     let gray = try Self.encoded({ try ImageCodec.write(Self.grayPattern(), to: $0) }, extension: "png")
     let error = #expect(throws: VisionError.self) { try ImageCodec.decodeDepth16(gray) }
     #expect(error?.code == VisionError.decode.code)
-    #expect(error?.message.contains("CV_8UC1") == true)
+    #expect(error?.message == "expected a single-channel 16-bit image, got an 8-bit grey PNG")
 
     let rgb = try Self.encoded({ try ImageCodec.write(Self.rgbPattern(), to: $0) }, extension: "png")
     let rgbError = #expect(throws: VisionError.self) { try ImageCodec.decodeDepth16(rgb) }
-    #expect(rgbError?.message.contains("CV_8UC3") == true)
+    #expect(rgbError?.message == "expected a single-channel 16-bit image, got an 8-bit RGB PNG")
     #expect(
       {
         do {

@@ -210,6 +210,7 @@ struct Record3DMetadata {
   var timestamps: [Double]
 
   init(json: [UInt8], source: String) throws(RecordingError) {
+    try StrictJSON.check(json, path: source)  // as every JSON input: strict syntax, bounded nesting
     guard let object = try? JSONSerialization.jsonObject(with: Data(json)),
       let root = object as? [String: Any]
     else {

@@ -1,0 +1,126 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A ``FrameSource`` that reads and decodes the frames of another source ahead, on a thread of its
+/// own, into a small bounded queue, so that decoding the next frames overlaps with tracking the
+/// current one.
+///
+/// The wrapped source is read on that thread only, in order, one frame after another, exactly as a
+/// sequential reader reads it: the frames (and the error of a damaged frame, delivered in its turn)
+/// are the same, bit for bit. At most `depth` decoded frames wait in the queue, so memory stays flat.
+/// Reading ahead stops at the end of the recording or at the first error; dropping the source
+/// stops the thread and waits for it (at most the frame it is decoding).
+package final class PrefetchingFrameSource: FrameSource {
+  /// What the recording holds (the wrapped source's).
+  package let info: RecordingInfo
+  /// Seconds the reading thread spent reading and decoding the frame last returned by
+  /// ``nextFrame()`` (its own time, not the time the caller waited for it).
+  package private(set) var lastReadSeconds = 0.0
+  private let pipeline: Pipeline
+  private var ended = false
+
+  /// Starts reading `source` ahead, at most `depth` frames (1...16; default 3).
+  package init(_ source: sending any FrameSource, depth: Int = 3) {
+    precondition((1...16).contains(depth), "prefetch depth must be in 1...16")
+    info = source.info
+    VisionRuntime.prepareDecoding()
+    pipeline = Pipeline(source: source, depth: depth)
+    let pipeline = pipeline
+    let thread = Thread { pipeline.produce() }
+    thread.name = "arsim.prefetch"
+    thread.start()
+  }
+
+  deinit { pipeline.stop() }
+
+  /// The next frame in recording order (waiting for the reading thread when it is behind), or nil
+  /// after the last one.
+  /// - Throws: the wrapped source's ``RecordingError``, at the frame where it occurred.
+  package func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    guard !ended else { return nil }
+    let entry = pipeline.take()
+    lastReadSeconds = entry.seconds
+    switch entry.result {
+    case .success(let frame):
+      if frame == nil { ended = true }
+      return frame
+    case .failure(let error):
+      ended = true
+      throw error
+    }
+  }
+}
+
+/// The state shared by the reading thread and the consumer: the source (locked by the reading
+/// thread only), the queue of read frames, and two counting semaphores (frames ready, free slots).
+private final class Pipeline: Sendable {
+  struct Entry: Sendable {
+    var result: Result<RecordedFrame?, RecordingError>
+    var seconds: Double
+  }
+
+  struct Queue {
+    var entries: [Entry] = []
+    var head = 0
+    var stopped = false
+  }
+
+  private let source: Mutex<any FrameSource>
+  private let queue = Mutex(Queue())
+  private let ready = DispatchSemaphore(value: 0)
+  private let free = DispatchSemaphore(value: 0)
+  private let finished = DispatchSemaphore(value: 0)
+
+  init(source: sending any FrameSource, depth: Int) {
+    self.source = Mutex(source)
+    // Every semaphore starts at 0 and is raised by signals: libdispatch traps when a semaphore is
+    // released below the value it was created with, as `free` may be when the reader is dropped early.
+    for _ in 0..<depth { free.signal() }
+  }
+
+  /// The reading thread's loop: reads frames while there is room, until the end, an error or a stop.
+  func produce() {
+    while true {
+      free.wait()
+      if queue.withLock({ $0.stopped }) { break }
+      var seconds = 0.0
+      let start = ContinuousClock.now
+      let result = source.withLock { source -> Result<RecordedFrame?, RecordingError> in
+        do throws(RecordingError) {
+          return .success(try source.nextFrame())
+        } catch {
+          return .failure(error)
+        }
+      }
+      lap(&seconds, since: start)
+      queue.withLock { $0.entries.append(Entry(result: result, seconds: seconds)) }
+      ready.signal()
+      guard case .success(.some) = result else { break }
+    }
+    finished.signal()
+  }
+
+  /// The oldest entry, waiting until the reading thread has put one in the queue.
+  func take() -> Entry {
+    ready.wait()
+    let entry = queue.withLock { queue in
+      let entry = queue.entries[queue.head]
+      queue.head += 1
+      if queue.head == queue.entries.count {
+        queue.entries.removeAll(keepingCapacity: true)
+        queue.head = 0
+      }
+      return entry
+    }
+    free.signal()
+    return entry
+  }
+
+  /// Stops the reading thread and waits until it has left its loop.
+  func stop() {
+    queue.withLock { $0.stopped = true }
+    free.signal()
+    finished.wait()
+  }
+}

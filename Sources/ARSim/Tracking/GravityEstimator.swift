@@ -1,0 +1,237 @@
+import ARSimMath
+
+/// Gravity and the accelerometer's bias estimated from every accelerometer sample of a session,
+/// rotated into the odometry frame O by the tracked orientation (interpolated to the sample's time).
+///
+/// The accelerometer reads `f = Rᵀ(a − g) + b` (R: O from the optical frame, `a` the camera's linear
+/// acceleration in O, `g` gravity in O, `b` the bias in the sensor's frame). Over a segment of the
+/// session, `∫R f dt = Δv − g·T + (∫R dt)·b`, where `Δv` is the change of the tracked velocity
+/// across it (a local quadratic fit of the tracked positions at each end). Segments of about
+/// ``segmentSeconds`` give one linear equation each in `(g, b)`; their least-squares solution, with a
+/// zero-mean prior of ``biasPriorSigma`` on the bias, is the estimate. The velocity terms telescope,
+/// so velocity errors do not accumulate; the bias separates from gravity as the camera turns.
+/// Not thread-safe; deterministic.
+package struct GravityEstimator: Sendable {
+  /// The estimate: gravity in O (m/s², pointing down), the bias (m/s², sensor frame), and the
+  /// standard deviation of gravity's direction in degrees (from the residuals).
+  package struct Estimate: Sendable, Equatable {
+    package var gravity: SIMD3<Double>
+    package var bias: SIMD3<Double>
+    package var uncertaintyDegrees: Double
+    /// Seconds of samples behind it.
+    package var seconds: Double
+  }
+
+  /// Seconds per segment (one equation). Default 0.25.
+  package var segmentSeconds = 0.25
+  /// Half-width of the window of tracked positions fitted for a velocity, seconds. Default 0.1.
+  package var velocityHalfWindow = 0.1
+  /// Prior standard deviation of each bias component, m/s² (phones: a few hundredths). Default 0.1.
+  package var biasPriorSigma = 0.1
+  /// Standard deviation assumed for one segment's residual, m/s (velocity and linear-acceleration
+  /// errors), which weighs the prior. Default 0.02.
+  package var segmentSigma = 0.02
+
+  /// One tracked frame with the integrals of the samples up to it (since the chain began).
+  private struct Node {
+    var time: Double
+    var position: SIMD3<Double>
+    var rotation: simd_quatd
+    var forceIntegral: SIMD3<Double>
+    var rotationIntegral: simd_double3x3
+    var seconds: Double
+  }
+
+  /// Frames of the current unbroken chain not yet behind a closed segment, oldest first (the first
+  /// is the open segment's start).
+  private var chain: [Node] = []
+  /// Normal equations (6x6, row-major) and right-hand side of `(g, b)`; residual sums for the scale.
+  private var normal = [Double](repeating: 0, count: 36)
+  private var right = [Double](repeating: 0, count: 6)
+  private var squaredRight = 0.0
+  private var equations = 0
+  private var seconds = 0.0
+  /// The velocity at the open segment's start, when known.
+  private var startVelocity: SIMD3<Double>?
+  /// The last sample integrated: each sample stands for the interval since the one before it.
+  private var lastSampleTime: Double?
+
+  /// An estimator with no evidence.
+  package init() {}
+
+  /// Whether any segment has closed.
+  package var hasEstimate: Bool { equations > 0 }
+
+  /// Adds a tracked frame at `time` with `oFromOptical` and the accelerometer samples since the
+  /// previous frame (those with timestamps in (previous time, `time`], as readers deliver them); the
+  /// chain's first frame only starts it (its samples are dropped). Frames without a measured pose should go to ``breakChain()`` instead.
+  package mutating func add(time: Double, oFromOptical: RigidTransform, samples: [IMUSample]) {
+    guard var node = chain.last else {
+      chain = [
+        Node(
+          time: time, position: oFromOptical.translation, rotation: oFromOptical.rotation,
+          forceIntegral: .zero, rotationIntegral: simd_double3x3(), seconds: 0)
+      ]
+      return
+    }
+    guard time > node.time else { return }
+    var last = lastSampleTime ?? node.time
+    for sample in samples {
+      guard let f = sample.acceleration, sample.timestamp > last else { continue }
+      // Each sample stands for the interval since the previous sample (or the chain's first frame),
+      // at its own orientation; one a rounding error past the frame time still belongs to this frame.
+      let dt = sample.timestamp - last
+      let w = min(1, (sample.timestamp - node.time) / (time - node.time))
+      let rotation = simd_slerp(node.rotation, oFromOptical.rotation, w)
+      node.forceIntegral += rotation.act(f) * dt
+      node.rotationIntegral += simd_double3x3(rotation) * dt
+      node.seconds += dt
+      last = sample.timestamp
+    }
+    lastSampleTime = last
+    node.time = time
+    node.position = oFromOptical.translation
+    node.rotation = oFromOptical.rotation
+    chain.append(node)
+    closeSegments()
+  }
+
+  /// Ends the chain (a frame without a measured pose): the open segment is dropped.
+  package mutating func breakChain() {
+    chain.removeAll()
+    startVelocity = nil
+    lastSampleTime = nil
+  }
+
+  /// The velocity in O at `chain[index]` from a quadratic fit of the positions within
+  /// ``velocityHalfWindow`` (at least two frames on each side where the chain has them, four in all),
+  /// or nil when the chain does not yet reach that far past it.
+  private func velocity(at index: Int) -> SIMD3<Double>? {
+    let t0 = chain[index].time
+    var first = index
+    while first > 0, chain[first - 1].time >= t0 - velocityHalfWindow || index - first < 2 { first -= 1 }
+    var last = index
+    while last + 1 < chain.count,
+      chain[last + 1].time <= t0 + velocityHalfWindow || last - index < 2 || last - first < 3
+    {
+      last += 1
+    }
+    guard let end = chain.last?.time, end >= t0 + velocityHalfWindow, last - index >= 2, last - first >= 3
+    else { return nil }
+    let span = max(t0 - chain[first].time, chain[last].time - t0)
+    var normal = simd_double3x3()
+    var right = simd_double3x3()
+    for node in chain[first...last] {
+      let tau = (node.time - t0) / span
+      let basis = SIMD3(1, tau, tau * tau)
+      normal += simd_double3x3(basis * basis.x, basis * basis.y, basis * basis.z)
+      right += simd_double3x3(basis * node.position.x, basis * node.position.y, basis * node.position.z)
+    }
+    guard abs(normal.determinant) > 1e-12 else { return nil }
+    let c = normal.inverse * right
+    return SIMD3(c.columns.0.y, c.columns.1.y, c.columns.2.y) / span
+  }
+
+  /// Closes every segment whose end velocity is known, adding its equation.
+  private mutating func closeSegments() {
+    while chain.count > 1 {
+      if startVelocity == nil {
+        guard let v = velocity(at: 0) else { return }
+        startVelocity = v
+      }
+      let start = chain[0]
+      guard let end = chain.firstIndex(where: { $0.time - start.time >= segmentSeconds }),
+        let endVelocity = velocity(at: end), let startVelocity
+      else { return }
+      let node = chain[end]
+      let y = node.forceIntegral - start.forceIntegral - (endVelocity - startVelocity)
+      let m = node.rotationIntegral - start.rotationIntegral
+      let span = node.seconds - start.seconds
+      if span > 0 { addEquation(y: y, m: m, span: span) }
+      chain.removeFirst(end)
+      self.startVelocity = endVelocity
+    }
+  }
+
+  /// Adds `y = −g·span + m·b` (three rows).
+  private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, span: Double) {
+    for row in 0..<3 {
+      var a = [Double](repeating: 0, count: 6)
+      a[row] = -span
+      for k in 0..<3 { a[3 + k] = m[k][row] }
+      for i in 0..<6 {
+        right[i] += a[i] * y[row]
+        for j in 0..<6 { normal[6 * i + j] += a[i] * a[j] }
+      }
+      squaredRight += y[row] * y[row]
+    }
+    equations += 1
+    seconds += span
+  }
+
+  /// The current estimate, or nil before the first segment closes (or when degenerate).
+  package var estimate: Estimate? {
+    guard equations > 0 else { return nil }
+    var n = normal
+    let prior = (segmentSigma / biasPriorSigma) * (segmentSigma / biasPriorSigma)
+    for k in 3..<6 { n[7 * k] += prior }
+    guard let inverse = Self.inverse6(n) else { return nil }
+    var x = [Double](repeating: 0, count: 6)
+    for i in 0..<6 { for j in 0..<6 { x[i] += inverse[6 * i + j] * right[j] } }
+    let gravity = SIMD3(x[0], x[1], x[2])
+    let length = simd_length(gravity)
+    guard length > 0, length.isFinite else { return nil }
+    // Residual sum of squares from the normal equations: |y|² − 2xᵀr + xᵀNx (N without the prior).
+    var fitted = 0.0
+    for i in 0..<6 {
+      for j in 0..<6 { fitted += x[i] * normal[6 * i + j] * x[j] }
+    }
+    let rows = 3 * equations
+    let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
+    let variance = rows > 6 ? residual / Double(rows - 6) : segmentSigma * segmentSigma
+    // Direction spread: the covariance of g across its direction.
+    let u = gravity / length
+    var across = 0.0
+    for i in 0..<3 { across += inverse[7 * i] * variance }
+    var along = 0.0
+    for i in 0..<3 { for j in 0..<3 { along += u[i] * inverse[6 * i + j] * variance * u[j] } }
+    let sigma = max(0, across - along).squareRoot() / length
+    return Estimate(
+      gravity: gravity, bias: SIMD3(x[3], x[4], x[5]), uncertaintyDegrees: sigma * 180 / .pi,
+      seconds: seconds)
+  }
+
+  /// The inverse of a row-major 6x6 matrix by Gauss–Jordan elimination with partial pivoting; nil
+  /// when singular.
+  static func inverse6(_ matrix: [Double]) -> [Double]? {
+    var a = matrix
+    var inverse = [Double](repeating: 0, count: 36)
+    for i in 0..<6 { inverse[7 * i] = 1 }
+    let scale = matrix.map(abs).max() ?? 0
+    guard scale > 0 else { return nil }
+    for column in 0..<6 {
+      let pivot = (column..<6).max { abs(a[6 * $0 + column]) < abs(a[6 * $1 + column]) }!
+      guard abs(a[6 * pivot + column]) > 1e-12 * scale else { return nil }
+      if pivot != column {
+        for k in 0..<6 {
+          a.swapAt(6 * pivot + k, 6 * column + k)
+          inverse.swapAt(6 * pivot + k, 6 * column + k)
+        }
+      }
+      let p = a[6 * column + column]
+      for k in 0..<6 {
+        a[6 * column + k] /= p
+        inverse[6 * column + k] /= p
+      }
+      for row in 0..<6 where row != column {
+        let factor = a[6 * row + column]
+        guard factor != 0 else { continue }
+        for k in 0..<6 {
+          a[6 * row + k] -= factor * a[6 * column + k]
+          inverse[6 * row + k] -= factor * inverse[6 * column + k]
+        }
+      }
+    }
+    return inverse
+  }
+}

@@ -1,0 +1,75 @@
+/// Recovers a lost pose against keyframes (stella_vslam's `relocalizer`): place recognition by
+/// brute-force Hamming matching of the frame's ORB features against every candidate keyframe's
+/// (capped at ``TrackerOptions/Relocalization/recognizedKeyframes``, most recent first), the
+/// keyframes ranked by their cross-checked matches, then PnP RANSAC (seeded) on the best-ranked
+/// keyframes' matched 3D points until one agrees.
+struct Relocalizer {
+  let options: TrackerOptions.Relocalization
+  let intrinsics: CameraIntrinsics
+
+  /// O from the frame's optical frame and the PnP inliers, or nil when no keyframe agrees.
+  /// `depthAt` gives the frame's usable z-depth at a pixel (nil where unknown, or always nil without
+  /// depth): where it exists a pose is kept only when most inliers' depths agree with it
+  /// (``depthAgrees(_:)``), which rejects the wrong poses PnP finds on a few ambiguous matches.
+  /// Deterministic: ties in the ranking go to the more recent keyframe, RANSAC takes `seed`.
+  func relocalize(
+    gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }
+  )
+    -> (oFromOptical: RigidTransform, inliers: Int)?
+  {
+    guard !keyframes.isEmpty else { return nil }
+    let orb = FeatureDetector(
+      method: .orb, maxFeatures: options.queryFeatures, threshold: Float(options.orbThreshold),
+      pyramidLevels: 4, scaleFactor: 1.2)
+    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray),
+      keypoints.count >= options.minFeatures
+    else { return nil }
+    // Place recognition: every candidate keyframe scored by its matches.
+    var ranked: [(index: Int, matches: [DescriptorMatch])] = []
+    for index in keyframes.indices.reversed().prefix(options.recognizedKeyframes) {
+      guard
+        let matches = try? DescriptorMatcher.match(
+          descriptors, keyframes[index].descriptors, maxDistance: options.maxDescriptorDistance, ratio: 1,
+          crossCheck: true),
+        matches.count >= options.minMatches
+      else { continue }
+      ranked.append((index, matches))
+    }
+    ranked.sort {
+      $0.matches.count != $1.matches.count ? $0.matches.count > $1.matches.count : $0.index > $1.index
+    }
+    for (index, matches) in ranked.prefix(options.searchedKeyframes) {
+      let keyframe = keyframes[index]
+      let world = matches.map { keyframe.points[$0.b] }
+      let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
+      guard
+        let (found, mask) = try? PoseSolver.solvePnPRansac(
+          worldPoints: world, imagePoints: image, intrinsics: intrinsics,
+          threshold: options.reprojectionThreshold, confidence: 0.999,
+          maxIterations: options.ransacIterations,
+          seed: seed),
+        mask.count(where: { $0 }) >= options.minMatches
+      else { continue }
+      // Depth check: each inlier's point, in the found camera, against the frame's own depth there.
+      var measured = 0
+      var agreeing = 0
+      for (match, isInlier) in zip(matches, mask) where isInlier {
+        guard let d = depthAt(keypoints[match.a].position) else { continue }
+        measured += 1
+        let z = found.apply(keyframe.points[match.b]).z
+        if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
+      }
+      guard depthAgrees(measured: measured, agreeing: agreeing) else { continue }
+      return (RigidTransform(found).inverse, mask.count(where: { $0 }))
+    }
+    return nil
+  }
+
+  /// Whether the depth check passes: with fewer than ``TrackerOptions/Relocalization/minMatches``
+  /// inliers measured (no depth) it cannot judge and passes; otherwise at least
+  /// ``TrackerOptions/Relocalization/minDepthAgreement`` of them must agree.
+  func depthAgrees(measured: Int, agreeing: Int) -> Bool {
+    measured < options.minMatches || Double(agreeing) >= options.minDepthAgreement * Double(measured)
+  }
+}

@@ -1,0 +1,109 @@
+import ARSimMath
+
+/// Keeps the session world level for the whole session: fixes it from the first accelerometer
+/// samples, refines gravity from every sample after (``GravityEstimator``) and re-levels the world
+/// while the estimate still moves noticeably. The origin stays the first camera; -z stays the first
+/// camera's forward direction projected onto the horizontal plane. Without an accelerometer the world
+/// is fixed once, from ground truth or the first camera assumed upright. Not thread-safe.
+struct WorldLeveller {
+  /// What one frame did to the world.
+  struct Update {
+    /// The session world from O after this frame; nil until the world is fixed.
+    var worldFromO: RigidTransform?
+    /// The new world from the previous one when this frame re-levelled it (a rotation about the
+    /// origin), else nil.
+    var correction: RigidTransform?
+  }
+
+  /// Smallest change of the up direction that re-levels the world, degrees.
+  static let relevelDegrees = 0.05
+
+  private(set) var estimator = GravityEstimator()
+  /// Where gravity came from, once known.
+  private(set) var source: GravitySource?
+  /// Up in O, once known.
+  private(set) var upInO: SIMD3<Double>?
+  private(set) var worldFromO: RigidTransform?
+  /// Whether the world is past its provisional start (``TrackerOptions/gravityWindow`` after the first
+  /// frame and gravity known to ``TrackerOptions/gravitySettledDegrees``), or was fixed without an
+  /// accelerometer. Stays true once true.
+  private(set) var isSettled = false
+
+  /// Takes one frame: its recorded data, the odometry's pose in O, and whether the pose was measured.
+  mutating func update(
+    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, info: RecordingInfo,
+    options: TrackerOptions
+  ) -> Update {
+    guard info.hasAccelerometer else {
+      if worldFromO == nil { fixWithoutAccelerometer(frame, info: info) }
+      return Update(worldFromO: worldFromO, correction: nil)
+    }
+    if measured {
+      estimator.add(time: frame.timestamp, oFromOptical: oFromOptical, samples: frame.imu)
+    } else {
+      estimator.breakChain()
+    }
+    var correction: RigidTransform?
+    if let estimate = estimator.estimate {
+      let length = simd_length(estimate.gravity)
+      if length > 7, length < 12.5 {
+        let up = -estimate.gravity / length
+        if let old = upInO, let previous = worldFromO {
+          if angleDegrees(old, up) >= Self.relevelDegrees {
+            fix(up: up, source: .accelerometer)
+            correction = worldFromO! * previous.inverse
+          }
+        } else {
+          fix(up: up, source: .accelerometer)
+        }
+      }
+    } else if worldFromO == nil, let up = firstUp(frame, oFromOptical: oFromOptical) {
+      // Until a segment closes: the frame's samples rotated into O, linear acceleration neglected.
+      fix(up: up, source: .accelerometer)
+    }
+    let elapsed = frame.timestamp - (startTime ?? frame.timestamp)
+    if worldFromO == nil, elapsed >= options.gravityWindow {
+      // The accelerometer does not read like gravity (wrong units or a broken sensor).
+      fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
+    }
+    let known = (estimator.estimate?.uncertaintyDegrees ?? .infinity) <= options.gravitySettledDegrees
+    if elapsed >= options.gravityWindow && (known || elapsed >= 10 * options.gravityWindow) {
+      isSettled = true
+    }
+    startTime = startTime ?? frame.timestamp
+    return Update(worldFromO: worldFromO, correction: correction)
+  }
+
+  private var startTime: Double?
+
+  /// Up in O from one frame's samples (their mean specific force rotated into O), when they read like
+  /// gravity.
+  private func firstUp(_ frame: RecordedFrame, oFromOptical: RigidTransform) -> SIMD3<Double>? {
+    let forces = frame.imu.compactMap(\.acceleration)
+    guard !forces.isEmpty else { return nil }
+    let mean = oFromOptical.rotate(forces.reduce(.zero, +) / Double(forces.count))
+    let length = simd_length(mean)
+    return length > 7 && length < 12.5 ? mean / length : nil
+  }
+
+  private mutating func fix(up: SIMD3<Double>, source: GravitySource) {
+    upInO = simd_normalize(up)
+    worldFromO = CameraTracker.world(up: up)
+    self.source = source
+  }
+
+  private mutating func fixWithoutAccelerometer(_ frame: RecordedFrame, info: RecordingInfo) {
+    if let truth = frame.groundTruth, let gravity = info.groundTruthGravity {
+      // Up in the first optical frame: the ground-truth world's up rotated into the camera.
+      fix(up: truth.inverse.rotate(-gravity), source: .groundTruth)
+    } else {
+      fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
+    }
+    isSettled = true
+  }
+}
+
+/// The angle between two unit vectors, degrees.
+private func angleDegrees(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
+  atan2(simd_length(simd_cross(a, b)), simd_dot(a, b)) * 180 / .pi
+}

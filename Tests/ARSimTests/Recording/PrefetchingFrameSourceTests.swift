@@ -1,0 +1,79 @@
+import ARSimTestSupport
+import Foundation
+import Testing
+
+@testable import ARSim
+
+/// Reading ahead on a second thread gives exactly the frames, and the errors, of reading in turn.
+@Suite struct PrefetchingFrameSourceTests {
+  /// Everything a frame carries, with depth as bit patterns (NaN holes compare equal).
+  struct Fingerprint: Equatable {
+    var index: Int
+    var timestamp: Double
+    var image: CapturedImage?
+    var depth: [UInt32]?
+    var imu: [IMUSample]
+    var groundTruth: [Double]?
+
+    init(_ frame: RecordedFrame) {
+      index = frame.index
+      timestamp = frame.timestamp
+      image = frame.image
+      depth = frame.depth?.metres.map(\.bitPattern)
+      imu = frame.imu
+      groundTruth = frame.groundTruth.map { t in
+        let q = t.rotation.vector
+        return [t.translation.x, t.translation.y, t.translation.z, q.x, q.y, q.z, q.w]
+      }
+    }
+  }
+
+  /// Reads `source` to its end or its first error, whose message ends the list.
+  func readAll(_ source: inout some FrameSource) -> (frames: [Fingerprint], error: String?) {
+    var frames: [Fingerprint] = []
+    do {
+      while let frame = try source.nextFrame() { frames.append(Fingerprint(frame)) }
+      // After the end, it stays at the end.
+      #expect(try source.nextFrame() == nil)
+    } catch {
+      return (frames, error.message)
+    }
+    return (frames, nil)
+  }
+
+  @Test(.enabled(if: Datasets.exists("tabletop"), "Datasets/tabletop is absent"), arguments: [1, 3])
+  func framesAreTheSequentialReadersBitForBit(depth: Int) throws {
+    let folder = Datasets.path("tabletop")
+    var sequential = try Recording.open(folder: folder)
+    var prefetched = PrefetchingFrameSource(try Recording.open(folder: folder), depth: depth)
+    let expected = readAll(&sequential)
+    let actual = readAll(&prefetched)
+    #expect(expected.error == nil && actual.error == nil)
+    #expect(actual.frames.count == prefetched.info.frameCount && actual.frames.count > 100)
+    #expect(actual.frames == expected.frames)
+    #expect(prefetched.lastReadSeconds > 0)
+  }
+
+  @Test func aDamagedFrameFailsInItsTurnWithTheSameError() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 6)
+    try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: folder + "/rgb/000003.png"))
+    var sequential = try Recording.open(folder: folder)
+    var prefetched = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2)
+    let expected = readAll(&sequential)
+    let actual = readAll(&prefetched)
+    #expect(expected.frames.count == 3)
+    #expect(actual.frames == expected.frames)
+    #expect(actual.error != nil && actual.error == expected.error, "\(actual.error ?? "no error")")
+  }
+
+  @Test func droppingTheSourceEarlyStopsItsThread() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 20)
+    for _ in 0..<20 {
+      let prefetched = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2)
+      _ = try prefetched.nextFrame()
+      // deinit stops the reading thread (blocked on a full queue) and waits for it: no hang, no leak.
+    }
+    var last = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2)
+    #expect(readAll(&last).frames.count == 20)
+  }
+}

@@ -1,0 +1,124 @@
+import ARSim
+import ARSimTestSupport
+import Foundation
+import Testing
+
+/// Stretches of one recording played one after the other, each starting `gap` seconds after the
+/// previous stretch's last frame: the camera was carried elsewhere while it was off.
+struct StretchSource: FrameSource {
+  private var sources: [any FrameSource]
+  private let stretches: [Range<Int>]
+  private let gap: Double
+  private var current = 0
+  /// Added to the recorded timestamps of the current stretch.
+  private var shift = 0.0
+  private var lastTimestamp: Double?
+  let info: RecordingInfo
+
+  init(folder: String, stretches: [Range<Int>], gap: Double) throws {
+    sources = try stretches.map { _ in try Recording.open(folder: folder) }
+    info = sources[0].info
+    self.stretches = stretches
+    self.gap = gap
+  }
+
+  mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    while current < stretches.count {
+      guard var frame = try sources[current].nextFrame(), frame.index < stretches[current].upperBound else {
+        current += 1
+        shift = lastTimestamp.map { $0 + gap } ?? 0
+        continue
+      }
+      guard frame.index >= stretches[current].lowerBound else { continue }
+      if frame.index == stretches[current].lowerBound, current > 0 { shift -= frame.timestamp }
+      frame.timestamp += shift
+      lastTimestamp = frame.timestamp
+      return frame
+    }
+    return nil
+  }
+}
+
+/// Pauses on the bundled recordings during which the camera was carried back to a place seen
+/// before: relocalised against the keyframes, in the world of before the pause (issue 16: normal
+/// within 10 frames of resuming).
+@Suite struct PauseRelocalizationTests {
+  /// A recording played to `pausedAfter`, paused, and resumed at frame `resumedAt`.
+  struct Pause: Sendable, CustomTestStringConvertible {
+    var recording: String
+    var pausedAfter: Int
+    var resumedAt: Int
+    var testDescription: String { "\(recording) paused after frame \(pausedAfter), resumed at \(resumedAt)" }
+  }
+
+  static let pauses = [
+    Pause(recording: "tabletop", pausedAfter: 100, resumedAt: 40),
+    Pause(recording: "room", pausedAfter: 140, resumedAt: 50),
+  ]
+
+  @Test(arguments: pauses) func normalWithinTenFramesOfResuming(_ pause: Pause) throws {
+    try #require(Datasets.exists(pause.recording), "Datasets/\(pause.recording) is absent")
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    let configuration = ARWorldTrackingConfiguration()
+    session.run(configuration)
+    let source = try StretchSource(
+      folder: Datasets.path(pause.recording),
+      stretches: [0..<pause.pausedAfter + 1, pause.resumedAt..<100_000],
+      gap: 2)
+    let replay = ARReplay(session: session, source: source)
+    for _ in 0...pause.pausedAfter {
+      try replay.step()
+      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
+    }
+    session.pause()
+    session.run(configuration)
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let before = collector.records.prefix(pause.pausedAfter + 1)
+    let resumed = collector.records.dropFirst(pause.pausedAfter + 1)
+    #expect(resumed.first?.frameIndex == pause.resumedAt)
+    let recovered = try #require(resumed.firstIndex { $0.state == .normal }, "recovers")
+    let delay = recovered - resumed.startIndex
+    #expect(delay < 10, "normal \(delay) frames after resuming")
+    #expect(resumed[..<recovered].allSatisfy { $0.state == .limited(.relocalizing) })
+    #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
+    // One world: the frames before the pause and after recovery fit one trajectory.
+    let ate = try trackingError(Array(before + resumed[recovered...]))
+    #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
+  }
+}
+
+/// Every `step`-th frame of a recording (a low frame rate: wide motion between frames).
+struct EveryNthSource: FrameSource {
+  var base: any FrameSource
+  let step: Int
+  var info: RecordingInfo { base.info }
+
+  mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    while let frame = try base.nextFrame() {
+      if frame.index % step == 0 { return frame }
+    }
+    return nil
+  }
+}
+
+@Suite struct WideMotionTests {
+  /// The tabletop at about 2 fps (every 7th frame of 15 fps: about 20 cm between frames, twice the
+  /// issue's 10 cm): tracked to 1 cm, planes found (issue 16).
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func tabletopAtTwoFramesPerSecond() throws {
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.planeDetection = [.horizontal, .vertical]
+    let (session, collector) = try FrameCollector.replay(
+      source: EveryNthSource(base: try Recording.open(folder: Datasets.path("tabletop")), step: 7),
+      configuration: configuration)
+    // Gravity takes six frames from the accelerometer (3 s at this rate); normal from then on.
+    let records = collector.records
+    let firstNormal = try #require(records.firstIndex { $0.state == .normal })
+    #expect(firstNormal <= 6, "normal from frame \(firstNormal)")
+    #expect(records[firstNormal...].allSatisfy { $0.state == .normal })
+    let ate = try trackingError(collector.records)
+    #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
+    #expect(session.anchors.contains { $0 is ARPlaneAnchor }, "planes found")
+  }
+}

@@ -1,0 +1,69 @@
+import Testing
+
+@testable import ARSim
+
+/// The PNG decoder on the layouts OpenCV's encoder never writes: palettes, bit depths under 8 and
+/// Adam7 interlacing, built by hand (stored deflate blocks) with known pixels.
+@Suite struct PNGDecoderTests {
+  /// A zlib stream of `data` in one stored (uncompressed) deflate block.
+  static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    let length = UInt16(data.count)
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in data {
+      a = (a + UInt32(byte)) % 65521
+      b = (b + a) % 65521
+    }
+    let adler = b << 16 | a
+    return [
+      0x78, 0x01, 0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8),
+    ]
+      + data + [24, 16, 8, 0].map { UInt8((adler >> $0) & 0xFF) }
+  }
+
+  @Test func twoBitPaletteImagesDecodeToTheirColours() throws {
+    // 5 x 2 pixels, indices 0 1 2 3 0 / 3 2 1 0 3, four per byte, each row after filter byte 0.
+    let rows: [UInt8] = [0, 0b0001_1011, 0b0000_0000, 0, 0b1110_0100, 0b1100_0000]
+    let palette: [UInt8] = [0, 0, 0, 255, 0, 0, 0, 255, 0, 90, 90, 90]
+    let data = ImageLimitsTests.png(
+      width: 5, height: 2, depth: 2, colorType: 3, chunks: [("PLTE", palette)], idat: Self.zlibStored(rows))
+    let indices = [0, 1, 2, 3, 0, 3, 2, 1, 0, 3]
+    let rgb = try ImageCodec.decodeRGB(data)
+    #expect(rgb.width == 5 && rgb.height == 2)
+    #expect(rgb.pixels == indices.flatMap { Array(palette[$0 * 3..<$0 * 3 + 3]) })
+    // Grey with libpng's BT.601 weights, as OpenCV gives: red 76, green 149, grey as is.
+    let grey = try ImageCodec.decodeGray(data)
+    #expect(grey.pixels == indices.map { [0, 76, 149, 90][$0] })
+    #expect(throws: VisionError.self) { try ImageCodec.decodeDepth16(data) }
+  }
+
+  @Test func adam7InterlacedImagesDecodeToTheirPixels() throws {
+    let (width, height) = (10, 9)
+    let value = { (x: Int, y: Int) in UInt8(y * width + x) }
+    // The seven passes (x0, y0, dx, dy), each a reduced image with rows after filter byte 0.
+    let passes = [
+      (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2),
+    ]
+    var raw: [UInt8] = []
+    for (x0, y0, dx, dy) in passes {
+      for y in stride(from: y0, to: height, by: dy) where x0 < width {
+        raw.append(0)
+        for x in stride(from: x0, to: width, by: dx) { raw.append(value(x, y)) }
+      }
+    }
+    let data = ImageLimitsTests.png(
+      width: UInt32(width), height: UInt32(height), interlace: 1, idat: Self.zlibStored(raw))
+    let grey = try ImageCodec.decodeGray(data)
+    #expect(grey.pixels == (0..<height).flatMap { y in (0..<width).map { value($0, y) } })
+  }
+
+  @Test func imageDataOfTheWrongLengthIsAnError() throws {
+    let short = ImageLimitsTests.png(width: 4, height: 2, idat: Self.zlibStored([0, 1, 2, 3, 4]))
+    #expect(throws: VisionError.self) { try ImageCodec.decodeGray(short) }
+    let long = ImageLimitsTests.png(width: 1, height: 1, idat: Self.zlibStored([0, 1, 2, 3]))
+    let error = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(long) }
+    #expect(error?.message == "PNG holds more image data than its header declares")
+    let filter = ImageLimitsTests.png(width: 1, height: 1, idat: Self.zlibStored([7, 1]))
+    #expect(throws: VisionError.self) { try ImageCodec.decodeGray(filter) }
+  }
+}
