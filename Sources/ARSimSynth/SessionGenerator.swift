@@ -4,8 +4,15 @@ import Foundation
 
 /// How ``SessionGenerator`` writes a session.
 public struct GenerationOptions: Sendable, Equatable {
-  /// The layout: ARSim (`session.json`, via ``RecordingWriter``) or TUM RGB-D. Default `.arsim`.
+  /// The layout: ARSim (`session.json`, via ``RecordingWriter``), TUM RGB-D, or a phone app's
+  /// (Stray Scanner, Record3D, ARKitScenes: as the apps write them). Default `.arsim`.
   public var format: RecordingFormat = .arsim
+  /// Record3D only: the `.r3d` file (`recording.r3d` in the folder) instead of the EXR+JPG folder.
+  /// Default false.
+  public var record3DArchive = false
+  /// ARSim layout only: how depth is stored. Default 16-bit PNG millimetres; `.exrFloat` keeps the
+  /// rendered float depth exact (as Record3D's exports do).
+  public var depthEncoding: RecordingWriter.DepthEncoding = .png16
   /// Colour image files. Default JPEG quality 90.
   public var encoding: RecordingWriter.ImageEncoding = .jpeg(quality: 90)
   /// Render only the first `maxFrames` frames. Default nil (all).
@@ -56,16 +63,20 @@ public enum SessionGenerator {
       switch options.format {
       case .arsim:
         try ARSimSink(
-          folder: folder, scene: scene, depthCamera: renderer.phoneDepthCamera, encoding: options.encoding)
+          folder: folder, scene: scene, depthCamera: renderer.phoneDepthCamera, encoding: options.encoding,
+          depthEncoding: options.depthEncoding)
       case .tum:
         // TUM depth is registered at the image's size.
         if scene.sensors.phone == nil {
           try TUMSink(folder: folder, scene: scene, encoding: options.encoding)
         } else {
-          throw RecordingError(file: folder, "phone-profile sessions are written as arsim only")
+          throw RecordingError(file: folder, "phone-profile sessions are written as arsim or a phone layout")
         }
-      case .stray, .record3d, .arkitscenes:
-        throw RecordingError(file: folder, "synthetic sessions are written as arsim or tum only")
+      case .stray: try StraySink(folder: folder, scene: scene)
+      case .record3d:
+        try Record3DSink(
+          folder: folder, scene: scene, encoding: options.encoding, archive: options.record3DArchive)
+      case .arkitscenes: try ARKitScenesSink(folder: folder, scene: scene)
       }
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []
@@ -124,7 +135,7 @@ private struct ARSimSink: SessionSink {
 
   init(
     folder: String, scene: SyntheticScene, depthCamera: CameraIntrinsics?,
-    encoding: RecordingWriter.ImageEncoding
+    encoding: RecordingWriter.ImageEncoding, depthEncoding: RecordingWriter.DepthEncoding
   ) throws(RecordingError) {
     let hasIMU = scene.sensors.imu != nil
     var session = RecordingSession(
@@ -132,7 +143,8 @@ private struct ARSimSink: SessionSink {
       sensors: .init(depth: scene.sensors.depth != nil, accelerometer: hasIMU, gyroscope: hasIMU))
     session.depthCamera = scene.sensors.depth == nil ? nil : depthCamera
     writer = try RecordingWriter(
-      folder: folder, session: session, encoding: encoding, writesGroundTruth: true)
+      folder: folder, session: session, encoding: encoding, depthEncoding: depthEncoding,
+      writesGroundTruth: true)
   }
 
   func append(_ frame: RenderedFrame) throws(RecordingError) {

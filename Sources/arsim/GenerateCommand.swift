@@ -13,7 +13,13 @@ enum GenerateCommand {
     options give the same files. Progress goes to stderr, a summary to stdout.
 
     options:
-      --format arsim|tum      output layout (default arsim)
+      --format F              output layout (default arsim): arsim, tum, or as a phone app writes it:
+                              stray (Stray Scanner: rgb.mp4 through OpenCV's lossy mp4v encoder,
+                              depth/ mm PNG, confidence/, odometry.csv, imu.csv in g), record3d
+                              (Record3D's EXR+JPG folder), r3d (Record3D's .r3d zip, OUT/recording.r3d),
+                              arkitscenes (an ARKitScenes video folder: PNG colour, no IMU); ground
+                              truth planes.json and taps.txt go beside, in OUT
+      --float-depth           arsim only: depth as 32-bit float EXR (exact) instead of mm PNG
       --frames N              render only the first N frames
       --jpeg-quality Q        JPEG quality of the colour images, 1...100 (default 90)
       --png                   lossless PNG colour images instead of JPEG
@@ -40,15 +46,24 @@ enum GenerateCommand {
   ]
 
   /// Files and folders a generated recording consists of; `--overwrite` removes only these.
-  static let recordingEntries = [
-    "session.json", "frames.txt", "imu.txt", "groundtruth.txt", "planes.json", "taps.txt", "rgb.txt",
-    "depth.txt",
-    "accelerometer.txt", "intrinsics.txt", "rgb", "depth", "confidence",
+  static let recordingEntries =
+    [
+      "session.json", "frames.txt", "imu.txt", "groundtruth.txt", "planes.json", "taps.txt", "rgb.txt",
+      "depth.txt", "accelerometer.txt", "intrinsics.txt", "rgb", "depth", "confidence",
+    ] + layoutMarkers + [
+      "rgb.mp4", "camera_matrix.csv", "imu.csv", "lowres_wide", "lowres_depth",
+      "lowres_wide_intrinsics",
+    ]
+
+  /// Files only a recording holds, one per layout: what `--overwrite` looks for before it removes.
+  static let layoutMarkers = [
+    "session.json", "rgb.txt", "odometry.csv", "metadata.json", "recording.r3d", "lowres_wide.traj",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
     let args = try Arguments(
-      arguments, valueOptions: valueOptions, flagOptions: ["help", "png", "overwrite", "bench"])
+      arguments, valueOptions: valueOptions,
+      flagOptions: ["help", "png", "overwrite", "bench", "float-depth"])
     if args.flag("help") {
       print(help)
       return 0
@@ -61,9 +76,15 @@ enum GenerateCommand {
           : "expected SCENE and OUT, got \(args.positional.count) arguments")
     }
     let scenePath = args.positional[0]
-    let format = try args.choice("format", ["arsim", "tum"], default: "arsim")
+    let format = try args.choice(
+      "format", ["arsim", "tum", "stray", "record3d", "r3d", "arkitscenes"], default: "arsim")
     var options = GenerationOptions()
-    options.format = format == "tum" ? .tum : .arsim
+    options.format = format == "r3d" ? .record3d : RecordingFormat(rawValue: format)!
+    options.record3DArchive = format == "r3d"
+    if args.flag("float-depth") {
+      guard format == "arsim" else { throw Arguments.UsageError("--float-depth is for --format arsim only") }
+      options.depthEncoding = .exrFloat
+    }
     if let frames = try number(args, "frames", Int.init, valid: { $0 > 0 }, "a positive integer") {
       options.maxFrames = frames
     }
@@ -127,7 +148,9 @@ enum GenerateCommand {
       throw error
     }
     progress.finish()
-    print(report(summary, scene: scene, scenePath: scenePath))
+    var written = summary
+    if options.record3DArchive { written.folder += "/recording.r3d" }
+    print(report(written, scene: scene, scenePath: scenePath))
     let median = summary.renderMilliseconds.sorted()[summary.renderMilliseconds.count / 2]
     printError(
       String(
@@ -201,7 +224,7 @@ enum GenerateCommand {
     guard overwrite else {
       throw RecordingError(file: folder, "is not empty (pass --overwrite to replace the recording in it)")
     }
-    guard contents.contains("session.json") || contents.contains("rgb.txt") else {
+    guard layoutMarkers.contains(where: contents.contains) else {
       throw RecordingError(file: folder, "is not empty and holds no recording; refusing to overwrite it")
     }
     for entry in recordingEntries where contents.contains(entry) {

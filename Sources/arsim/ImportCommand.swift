@@ -92,7 +92,8 @@ enum ImportCommand {
       }
       try writer.append(
         timestamp: frame.timestamp, image: frame.image, depth: frame.depth, groundTruth: frame.groundTruth,
-        confidence: frame.confidence, encodedImage: frame.encodedImage)
+        confidence: frame.confidence, encodedImage: frame.encodedImage,
+        encodedDepthMillimetres: frame.encodedDepthMillimetres, encodedConfidence: frame.encodedConfidence)
       count += 1
       progress.update(count)
     }

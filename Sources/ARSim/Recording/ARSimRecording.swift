@@ -269,7 +269,8 @@ public struct ARSimRecordingSource: FrameSource {
       if fields.count == 4, fields[3] != "-" {
         confidence = try ImporterFiles.confidence(
           FrameFiles.resolve(fields[3], in: info.path), width: depthIntrinsics.width,
-          height: depthIntrinsics.height, listedIn: index.path, line: line)
+          height: depthIntrinsics.height, listedIn: index.path, line: line
+        ).map
       }
     }
     let frame = RecordedFrame(

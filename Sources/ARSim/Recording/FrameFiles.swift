@@ -45,6 +45,14 @@ enum FrameFiles {
   static func depth(
     _ path: String, metresPerUnit: Double, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
   ) throws(RecordingError) -> DepthImage {
+    try depthFile(path, metresPerUnit: metresPerUnit, intrinsics: intrinsics, listedIn: index, line: line)
+      .depth
+  }
+
+  /// ``depth(_:metresPerUnit:intrinsics:listedIn:line:)`` with the file's bytes.
+  static func depthFile(
+    _ path: String, metresPerUnit: Double, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
+  ) throws(RecordingError) -> (depth: DepthImage, bytes: [UInt8]) {
     let data = try bytes(path, listedIn: index, line: line)
     let depth: DepthImage
     do {
@@ -69,7 +77,7 @@ enum FrameFiles {
         "depth image is \(depth.width)x\(depth.height) but the colour image is \(intrinsics.width)x\(intrinsics.height)"
       )
     }
-    return depth
+    return (depth, data)
   }
 
   /// Resolves a path listed in an index file against the recording folder.

@@ -63,6 +63,12 @@ public struct RecordedFrame: Sendable {
   /// The image file as recorded (its bytes and extension), when the reader was asked to keep it
   /// (``FrameSourceOptions/keepEncodedImages``) and the recording stores images as files.
   public var encodedImage: (bytes: [UInt8], fileExtension: String)?
+  /// The depth file as recorded, when the reader was asked to keep files
+  /// (``FrameSourceOptions/keepEncodedImages``) and it is a 16-bit PNG of millimetres (the ARSim
+  /// format's own depth files, so a conversion copies it instead of encoding it again).
+  public var encodedDepthMillimetres: [UInt8]?
+  /// The confidence file as recorded (an 8-bit PNG of levels 0...2), under the same conditions.
+  public var encodedConfidence: [UInt8]?
   /// The depth sensor's confidence per depth pixel (ARKit's `ARDepthData.confidenceMap`), same
   /// size as `depth`, when recorded.
   public var confidence: ConfidenceMap?

@@ -89,9 +89,13 @@ public final class RecordingWriter {
   /// colour); `encodedImage` (the file as recorded, with its extension) is stored as is instead
   /// of re-encoding `image`. Depth is in metres (NaN or 0 where unknown), `session.depthCamera`'s
   /// size when set, stored per `depthEncoding`; `confidence` (same size) as an 8-bit PNG.
+  /// `encodedDepthMillimetres` and `encodedConfidence` (the files as recorded, holding `depth` and
+  /// `confidence`: ``RecordedFrame``'s) are stored as they are when the encoding is the same
+  /// (16-bit PNG of millimetres), which spares encoding them again.
   public func append(
     timestamp: Double, image: CapturedImage?, depth: DepthImage?, groundTruth: RigidTransform?,
-    confidence: ConfidenceMap? = nil, encodedImage: (bytes: [UInt8], fileExtension: String)? = nil
+    confidence: ConfidenceMap? = nil, encodedImage: (bytes: [UInt8], fileExtension: String)? = nil,
+    encodedDepthMillimetres: [UInt8]? = nil, encodedConfidence: [UInt8]? = nil
   )
     throws(RecordingError)
   {
@@ -124,18 +128,23 @@ public final class RecordingWriter {
           file: folder,
           "depth is \(depth.width)x\(depth.height), the session says \(size.width)x\(size.height)")
       }
-      depthName = try write(depth, stem: stem)
+      let copiesDepth = depthEncoding == .png16 && session.depthScale == 0.001
+      depthName = try write(depth, stem: stem, encoded: copiesDepth ? encodedDepthMillimetres : nil)
       if let confidence {
         guard confidence.width == depth.width, confidence.height == depth.height else {
           throw RecordingError(file: folder, "confidence map size differs from the depth map's")
         }
         let name = "confidence/\(stem).png"
-        do {
-          try ImageCodec.write(
-            GrayImage(width: confidence.width, height: confidence.height, pixels: confidence.levels),
-            to: folder + "/" + name)
-        } catch {
-          throw RecordingError(file: folder + "/" + name, error.message)
+        if let encodedConfidence {
+          try copy(encodedConfidence, to: name)
+        } else {
+          do {
+            try ImageCodec.write(
+              GrayImage(width: confidence.width, height: confidence.height, pixels: confidence.levels),
+              to: folder + "/" + name)
+          } catch {
+            throw RecordingError(file: folder + "/" + name, error.message)
+          }
         }
         confidenceName = name
       }
@@ -159,9 +168,7 @@ public final class RecordingWriter {
   {
     if let encoded {
       let name = "rgb/\(stem).\(encoded.fileExtension)"
-      guard FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(encoded.bytes)) else {
-        throw RecordingError(file: folder + "/" + name, "cannot be written")
-      }
+      try copy(encoded.bytes, to: name)
       return name
     }
     let (name, quality) = encoding.file(stem: stem)
@@ -176,7 +183,18 @@ public final class RecordingWriter {
     return name
   }
 
-  private func write(_ depth: DepthImage, stem: String) throws(RecordingError) -> String {
+  /// Writes a file as recorded to `name` in the folder.
+  private func copy(_ bytes: [UInt8], to name: String) throws(RecordingError) {
+    guard FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(bytes)) else {
+      throw RecordingError(file: folder + "/" + name, "cannot be written")
+    }
+  }
+
+  private func write(_ depth: DepthImage, stem: String, encoded: [UInt8]?) throws(RecordingError) -> String {
+    if let encoded {
+      try copy(encoded, to: "depth/\(stem).png")
+      return "depth/\(stem).png"
+    }
     let name: String
     do {
       switch depthEncoding {
@@ -188,13 +206,9 @@ public final class RecordingWriter {
           to: folder + "/" + name)
       case .png16:
         name = "depth/\(stem).png"
-        let scale = session.depthScale
-        let values = depth.metres.map { metres -> UInt16 in
-          guard metres.isFinite, metres > 0 else { return 0 }
-          return UInt16(clamping: Int((Double(metres) / scale).rounded()))
-        }
         try ImageCodec.writeDepth16(
-          width: depth.width, height: depth.height, values: values, to: folder + "/" + name)
+          width: depth.width, height: depth.height, values: depth.units(metresPerUnit: session.depthScale),
+          to: folder + "/" + name)
       }
     } catch {
       throw RecordingError(file: folder + "/depth/\(stem)", error.message)

@@ -112,22 +112,15 @@ public struct ARKitScenesRecordingSource: FrameSource {
     let image = try FrameFiles.image(
       imagePath, color: options.decodeColor, intrinsics: info.intrinsics,
       listedIn: listed, line: next + 1)
-    var depth: DepthImage?
-    var confidence: ConfidenceMap?
-    if options.loadDepth, info.hasDepth {
-      depth = try FrameFiles.depth(
-        info.path + "/lowres_depth/" + stem + ".png", metresPerUnit: 0.001, intrinsics: info.intrinsics,
-        listedIn: listed, line: next + 1)
-      let confidencePath = info.path + "/confidence/" + stem + ".png"
-      if FileManager.default.fileExists(atPath: confidencePath) {
-        confidence = try ImporterFiles.confidence(
-          confidencePath, width: info.intrinsics.width, height: info.intrinsics.height, listedIn: listed,
-          line: next + 1)
-      }
-    }
     var frame = RecordedFrame(
-      index: next, timestamp: time, image: image, depth: depth, imu: [], groundTruth: try pose(at: time),
-      confidence: confidence)
+      index: next, timestamp: time, image: image, depth: nil, imu: [], groundTruth: try pose(at: time),
+      confidence: nil)
+    if options.loadDepth, info.hasDepth {
+      try ImporterFiles.loadDepth(
+        into: &frame, depth: info.path + "/lowres_depth/" + stem + ".png",
+        confidence: info.path + "/confidence/" + stem + ".png", intrinsics: info.intrinsics,
+        keep: options.keepEncodedImages, listedIn: listed, line: next + 1)
+    }
     if options.keepEncodedImages {
       frame.encodedImage = (try FrameFiles.bytes(imagePath, listedIn: listed, line: next + 1), "png")
     }

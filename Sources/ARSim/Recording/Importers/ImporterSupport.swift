@@ -13,11 +13,22 @@ extension CameraIntrinsics {
   }
 }
 
+extension DepthImage {
+  /// The depths as 16-bit integers of `metresPerUnit` each (millimetres for 0.001), rounded to
+  /// the nearest unit and clamped to 65535; 0 where the depth is unknown (NaN, 0 or negative).
+  package func units(metresPerUnit: Double) -> [UInt16] {
+    metres.map { metres -> UInt16 in
+      guard metres.isFinite, metres > 0 else { return 0 }
+      return UInt16(clamping: Int((Double(metres) / metresPerUnit).rounded()))
+    }
+  }
+}
+
 /// Per-frame files and numbers the phone-app readers share.
 enum ImporterFiles {
   /// Decodes an 8-bit confidence PNG (levels 0, 1, 2) of the depth map's size.
   static func confidence(_ path: String, width: Int, height: Int, listedIn index: String, line: Int)
-    throws(RecordingError) -> ConfidenceMap
+    throws(RecordingError) -> (map: ConfidenceMap, bytes: [UInt8])
   {
     let data = try FrameFiles.bytes(path, listedIn: index, line: line)
     let image: GrayImage
@@ -26,8 +37,26 @@ enum ImporterFiles {
     } catch {
       throw RecordingError(file: path, error.message)
     }
-    return try confidence(
+    let map = try confidence(
       image.pixels, width: image.width, height: image.height, expected: (width, height), path)
+    return (map, data)
+  }
+
+  /// Loads frame `stem`'s millimetre depth PNG and its confidence PNG (when present) into
+  /// `frame`, keeping the files' bytes when `keep` (for a conversion that copies them).
+  static func loadDepth(
+    into frame: inout RecordedFrame, depth depthPath: String, confidence confidencePath: String,
+    intrinsics: CameraIntrinsics, keep: Bool, listedIn index: String, line: Int
+  ) throws(RecordingError) {
+    let depth = try FrameFiles.depthFile(
+      depthPath, metresPerUnit: 0.001, intrinsics: intrinsics, listedIn: index, line: line)
+    frame.depth = depth.depth
+    if keep, depthPath.hasSuffix(".png") { frame.encodedDepthMillimetres = depth.bytes }
+    guard FileManager.default.fileExists(atPath: confidencePath) else { return }
+    let confidence = try confidence(
+      confidencePath, width: intrinsics.width, height: intrinsics.height, listedIn: index, line: line)
+    frame.confidence = confidence.map
+    if keep { frame.encodedConfidence = confidence.bytes }
   }
 
   /// Checks raw confidence levels: the expected size and every level 0...2.

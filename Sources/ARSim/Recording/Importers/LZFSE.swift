@@ -55,6 +55,26 @@ public enum LZFSE {
     return output
   }
 
+  /// Encodes `bytes` as a valid LZFSE stream without compressing: stored blocks (`bvx-`, at most
+  /// 1 MiB each) and the end-of-stream block. Every LZFSE decoder reads it (Apple's included);
+  /// what ARSim writes where a format asks for LZFSE (Record3D's `.r3d` depth and confidence).
+  public static func encodeStored(_ bytes: [UInt8]) -> [UInt8] {
+    let blockSize = 1 << 20
+    var output: [UInt8] = []
+    output.reserveCapacity(bytes.count + 8 * (bytes.count / blockSize + 1) + 4)
+    func append(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { output.append(contentsOf: $0) } }
+    var start = 0
+    repeat {  // at least one block, empty for empty input, as Apple's encoder writes it
+      let end = min(bytes.count, start + blockSize)
+      append(stored)
+      append(UInt32(end - start))
+      output.append(contentsOf: bytes[start..<end])
+      start = end
+    } while start < bytes.count
+    append(endOfStream)
+    return output
+  }
+
   /// Little-endian unsigned integer of `bytes` bytes at `position` (bounds checked by the caller).
   @inline(__always)
   static func load(_ data: UnsafeBufferPointer<UInt8>, _ position: Int, _ bytes: Int) -> UInt64 {

@@ -199,23 +199,15 @@ public struct StrayScannerRecordingSource: FrameSource {
     guard FileManager.default.fileExists(atPath: depthPath) else {
       throw odometry.error("frame \(stem) has no depth map (depth/\(stem).png is missing)")
     }
-    var depth: DepthImage?
-    var confidence: ConfidenceMap?
-    if options.loadDepth {
-      depth = try FrameFiles.depth(
-        depthPath, metresPerUnit: 0.001, intrinsics: depthIntrinsics, listedIn: odometry.path, line: line)
-      let confidencePath = info.path + "/confidence/" + stem + ".png"
-      if FileManager.default.fileExists(atPath: confidencePath) {
-        confidence = try ImporterFiles.confidence(
-          confidencePath, width: depthIntrinsics.width, height: depthIntrinsics.height,
-          listedIn: odometry.path,
-          line: line)
-      }
-    }
-    let recorded = RecordedFrame(
-      index: nextIndex, timestamp: v[0], image: image, depth: depth,
+    var recorded = RecordedFrame(
+      index: nextIndex, timestamp: v[0], image: image, depth: nil,
       imu: try imu?.samples(through: v[0]) ?? [],
-      groundTruth: pose, confidence: confidence)
+      groundTruth: pose, confidence: nil)
+    if options.loadDepth {
+      try ImporterFiles.loadDepth(
+        into: &recorded, depth: depthPath, confidence: info.path + "/confidence/" + stem + ".png",
+        intrinsics: depthIntrinsics, keep: options.keepEncodedImages, listedIn: odometry.path, line: line)
+    }
     nextIndex += 1
     return recorded
   }

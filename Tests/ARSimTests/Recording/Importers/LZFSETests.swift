@@ -44,6 +44,22 @@ import Testing
     #expect(Self.fnv1a64(decoded) == vector.hash)
   }
 
+  /// Stored-block encoding is byte for byte what Apple's reference encoder wrote for the vectors
+  /// it left uncompressed, and round-trips across the 1 MiB block limit.
+  @Test(arguments: ["empty", "tiny", "random-stored"]) func encodesStoredBlocksLikeApple(_ name: String)
+    throws
+  {
+    let stream = Self.stream(name)
+    #expect(LZFSE.encodeStored(try LZFSE.decode(stream)) == stream)
+  }
+
+  @Test func storedEncodingRoundTripsOverSeveralBlocks() throws {
+    let bytes = (0..<(1 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }
+    let encoded = LZFSE.encodeStored(bytes)
+    #expect(encoded.count == bytes.count + 2 * 8 + 4)
+    #expect(try LZFSE.decode(encoded) == bytes)
+  }
+
   @Test func decodesTheTextItWasGiven() throws {
     #expect(try LZFSE.decode(Self.stream("tiny")) == Array("hello".utf8))
     let text = try LZFSE.decode(Self.stream("text-lzvn"))
