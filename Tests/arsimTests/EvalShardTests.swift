@@ -36,7 +36,7 @@ import Testing
     }
     let results = try Self.runAll([single] + shards).map { try $0.get() }
     for result in results { #expect(result.status == 0, "\(result.stderr)") }
-    #expect(results[1].stderr.contains("eval: shard 0/3 holds 2 of 4 recordings"))
+    #expect(results[1].stderr.contains("eval: shard 0/3 holds 2 of 6 recordings"))
 
     let parts = (0..<3).map { folder + "/part-\($0).json" }
     let merged = try CLI.run(
@@ -55,7 +55,7 @@ import Testing
     let before = FileManager.default.contents(atPath: parts[1])
     let resumed = try CLI.run(["eval"] + Self.glob + ["--shard", "1/3", "--resume", "--json", parts[1]])
     #expect(resumed.status == 0, "\(resumed.stderr)")
-    #expect(resumed.stderr.contains("eval: shard 1/3 holds 1 of 4 recordings, 1 already evaluated"))
+    #expect(resumed.stderr.contains("eval: shard 1/3 holds 2 of 6 recordings, 2 already evaluated"))
     #expect(!resumed.stderr.contains("frames/s"))
     #expect(FileManager.default.contents(atPath: parts[1]) == before)
 

@@ -56,7 +56,7 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var gravityWindow: Double = 0.3
   /// With an accelerometer, the world stays provisional until the gravity estimate's direction is
   /// known to within this many degrees (one standard deviation), or for at most 10 gravity windows.
-  /// Gravity keeps being refined after (detected planes do not follow the later re-levels). Default 1.
+  /// The world is fixed from then on. Default 1.
   public var gravitySettledDegrees: Double = 1
   /// Seconds without frames after which the session reports an interruption and the tracker
   /// relocalises. Default 1.

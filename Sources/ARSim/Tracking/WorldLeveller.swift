@@ -2,7 +2,8 @@ import ARSimMath
 
 /// Keeps the session world level for the whole session: fixes it from the first accelerometer
 /// samples, refines gravity from every sample after (``GravityEstimator``) and re-levels the world
-/// while the estimate still moves noticeably. The origin stays the first camera; -z stays the first
+/// while the estimate still moves noticeably and the world is provisional; once settled it stays
+/// (re-levels that anchors and the plane map follow are not built yet). The origin stays the first camera; -z stays the first
 /// camera's forward direction projected onto the horizontal plane. Without an accelerometer the world
 /// is fixed once, from ground truth or the first camera assumed upright. Not thread-safe.
 struct WorldLeveller {
@@ -49,7 +50,8 @@ struct WorldLeveller {
       if length > 7, length < 12.5 {
         let up = -estimate.gravity / length
         if let old = upInO, let previous = worldFromO {
-          if angleDegrees(old, up) >= Self.relevelDegrees {
+          // Once settled the world stays: anchors and the plane map do not follow a re-level yet.
+          if !isSettled, angleDegrees(old, up) >= Self.relevelDegrees {
             fix(up: up, source: .accelerometer)
             correction = worldFromO! * previous.inverse
           }

@@ -77,9 +77,12 @@ struct TabletopSession {
   let replay: ARReplay
   let recorder: CallbackRecorder
 
-  init(dropping dropped: Range<Int> = 0..<0, recorder: CallbackRecorder = CallbackRecorder()) throws {
+  init(
+    dropping dropped: Range<Int> = 0..<0, recorder: CallbackRecorder = CallbackRecorder(),
+    dataset: String = "tabletop"
+  ) throws {
     configuration.planeDetection = [.horizontal, .vertical]
-    let source = try Recording.open(folder: Datasets.path("tabletop"))
+    let source = try Recording.open(folder: Datasets.path(dataset))
     replay = ARReplay(session: session, source: DroppingSource(base: source, dropped: dropped))
     self.recorder = recorder
     session.delegate = recorder

@@ -170,10 +170,10 @@ struct SessionTests {
 
   @Test("A plane merged into another names its absorber, which is still an anchor")
   func absorbers() throws {
-    try #require(Self.present, "Datasets/tabletop is absent")
-    let t = try TabletopSession()
+    try #require(Datasets.exists("room"), "Datasets/room is absent")
+    let t = try TabletopSession(dataset: "room")
     try t.replay.runToEnd()
-    // The bundled tabletop merges one plane into another (see its events in the CLI tests).
+    // The bundled room merges planes into others (its wall pieces, as they grow together).
     let merged = try #require(t.recorder.removed.first)
     let absorber = try #require(t.session.absorbingAnchorIdentifier(of: merged))
     #expect(t.session.anchors.contains { $0.identifier == absorber })
