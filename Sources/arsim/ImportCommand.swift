@@ -91,7 +91,8 @@ enum ImportCommand {
         throw RecordingError(file: info.path, "frame at \(frame.timestamp) s has no reference pose")
       }
       try writer.append(
-        timestamp: frame.timestamp, image: frame.capturedImage, depth: frame.depth, groundTruth: frame.groundTruth,
+        timestamp: frame.timestamp, image: frame.capturedImage, depth: frame.depth,
+        groundTruth: frame.groundTruth,
         confidence: frame.confidence, encodedImage: frame.encodedImage,
         encodedDepthMillimetres: frame.encodedDepthMillimetres, encodedConfidence: frame.encodedConfidence)
       count += 1
