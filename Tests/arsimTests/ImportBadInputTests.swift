@@ -29,9 +29,10 @@ import Testing
     Damaged(name: "EXR of the wrong type") {
       let folder = try ImportCommandTests.generate("record3d", frames: 3)
       let exr = folder + "/depth/1.exr"
-      try FileManager.default.removeItem(atPath: exr)
-      try Data(try uintChannelEXR()).write(to: URL(fileURLWithPath: exr))
-      return (folder, exr + ": ")
+      try retypeToUInt(exr)
+      return (
+        folder, exr + ": expected a single-channel float image, got OpenEXR UINT (32-bit integer) samples"
+      )
     },
     Damaged(name: "odometry row referencing a missing frame") {
       let folder = try ImportCommandTests.generate("stray", frames: 5)
@@ -54,19 +55,18 @@ import Testing
     },
   ]
 
-  /// The fixture's single-channel 8x6 EXR with its channel's pixel type changed from FLOAT to UINT
-  /// (same sample size, so the file is otherwise intact): depth that is not floating point.
-  static func uintChannelEXR() throws -> [UInt8] {
-    let path = Datasets.root + "/Tests/Fixtures/exr/depth-8x6.exr"
+  /// Changes a single-channel EXR's pixel type from FLOAT to UINT in place (same sample size, so
+  /// the file stays intact otherwise): depth that is not floating point, of the right size.
+  static func retypeToUInt(_ path: String) throws {
     var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
     let marker = Array("chlist".utf8) + [0]
     let at = try #require(
       (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
     // After the type name: the attribute size (4 bytes), the channel name "Y\0", the pixel type.
     let type = at + marker.count + 4 + 2
-    #expect(bytes[type] == 2, "the fixture's channel is FLOAT")
+    #expect(bytes[type] == 2, "the channel is FLOAT")
     bytes[type] = 0
-    return bytes
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
 
   @Test(arguments: cases) func damagedSourceIsOneLineAndLeavesNothing(_ damaged: Damaged) throws {
