@@ -252,7 +252,7 @@ public final class ARSession: @unchecked Sendable {
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
       anchors: book.anchors(planes: planeDetector?.anchors ?? []),
-      rawFeaturePoints: features, capturedImage: recorded.image,
+      rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
       poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
