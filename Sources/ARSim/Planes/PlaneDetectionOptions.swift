@@ -33,7 +33,7 @@ public struct ARPlaneDetection: OptionSet, Sendable, Hashable, Codable {
 ///   extent) in ``doorWidth`` and its height (vertical extent) in ``doorHeight``: `.door`;
 /// - vertical, its lower edge at least ``windowMinimumSill`` above the floor height and its upper edge
 ///   at most ``windowMaximumTop`` above it, width in ``windowWidth``, height in ``windowHeight``:
-///   `.window`. Doors and windows are told apart from walls by shape and size alone (ARKit also looks
+///   `.window` when a wall frames it (``windowMaximumRecess``). Doors and windows are told apart from walls by shape and size alone (ARKit also looks
 ///   at the image): a door or window is found only where it is a plane of its own (set into the wall
 ///   or standing out of it by more than the merge thresholds), and a wall seen only in a door-sized
 ///   part is a door until more of it is seen;
@@ -155,6 +155,10 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// The highest a window's upper edge may be above the floor, metres (a wall seen above furniture
   /// reaches higher, up to the ceiling).
   public var windowMaximumTop: Double = 2.4
+  /// How far in front of or behind the wall around it a window may be, metres: a window is a vertical
+  /// plane framed by a wall (its support extends beyond the window's on every side) within this
+  /// distance.
+  public var windowMaximumRecess: Double = 0.3
 
   /// The defaults.
   public init() {}
@@ -208,5 +212,6 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     windowWidth = try value(.windowWidth, windowWidth)
     windowHeight = try value(.windowHeight, windowHeight)
     windowMaximumTop = try value(.windowMaximumTop, windowMaximumTop)
+    windowMaximumRecess = try value(.windowMaximumRecess, windowMaximumRecess)
   }
 }

@@ -366,6 +366,7 @@ package final class PlaneDetector {
         }
         if bottom >= options.windowMinimumSill && top <= options.windowMaximumTop
           && options.windowWidth.contains(width) && options.windowHeight.contains(height)
+          && isFramedByWall(track)
         {
           return .window
         }
@@ -382,6 +383,33 @@ package final class PlaneDetector {
       if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
       if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
       return .none(.unknown)
+    }
+  }
+
+  /// Whether a vertical track is framed by a wall, as a window is: another live vertical plane of at
+  /// least ``PlaneDetectionOptions/wallMinimumArea``, parallel within the merge angle and at most
+  /// ``PlaneDetectionOptions/windowMaximumRecess`` in front of or behind it, whose support extends
+  /// beyond it on the left, the right, above and below (the track's bounding box, grown by a region cell
+  /// on every side, inside the wall's hull). A picture or a cupboard front has no wall all around it in
+  /// view; a piece of wall seen alone is not framed either.
+  private func isFramedByWall(_ track: PlaneTrack) -> Bool {
+    guard let centroid = track.moments.mean, let first = track.hull.first else { return false }
+    var (low, high) = (first, first)
+    for p in track.hull {
+      low = simd_min(low, p)
+      high = simd_max(high, p)
+    }
+    let margin = options.regionCellSize
+    let corners = [
+      SIMD2(low.x - margin, low.y - margin), SIMD2(high.x + margin, low.y - margin),
+      SIMD2(high.x + margin, high.y + margin), SIMD2(low.x - margin, high.y + margin),
+    ].map { track.world(anchor2D: $0) }
+    let maxAngle = options.mergeAngleDegrees * .pi / 180
+    return tracks.contains { wall in
+      wall.alive && wall.alignment == .vertical && wall.identifier != track.identifier
+        && wall.area >= options.wallMinimumArea && wall.plane.angle(to: track.plane) <= maxAngle
+        && wall.plane.signedDistance(to: centroid).magnitude <= options.windowMaximumRecess
+        && corners.allSatisfy { Polygon2D.contains(wall.anchor2D($0), in: wall.hull) }
     }
   }
 

@@ -1,4 +1,5 @@
 import ARSimMath
+import Foundation
 
 /// Gravity and the accelerometer's bias estimated from every accelerometer sample of a session,
 /// rotated into the odometry frame O by the tracked orientation (interpolated to the sample's time).
@@ -31,6 +32,10 @@ package struct GravityEstimator: Sendable {
   /// Standard deviation assumed for one segment's residual, m/s (velocity and linear-acceleration
   /// errors), which weighs the prior. Default 0.02.
   package var segmentSigma = 0.02
+  /// Seconds over which old segments fade (their weight falls by e per this many seconds of samples
+  /// since), so that the estimate follows the slow drift of the odometry's orientation: gravity in O is
+  /// then the current camera's, not the session's average. Nil: every segment weighs the same.
+  package var memorySeconds: Double? = nil
 
   /// One tracked frame with the integrals of the samples up to it (since the chain began).
   private struct Node {
@@ -50,6 +55,8 @@ package struct GravityEstimator: Sendable {
   private var right = [Double](repeating: 0, count: 6)
   private var squaredRight = 0.0
   private var equations = 0
+  /// The equations' total weight (their number without fading).
+  private var weight = 0.0
   private var seconds = 0.0
   /// The velocity at the open segment's start, when known.
   private var startVelocity: SIMD3<Double>?
@@ -153,8 +160,15 @@ package struct GravityEstimator: Sendable {
     }
   }
 
-  /// Adds `y = −g·span + m·b` (three rows).
+  /// Adds `y = −g·span + m·b` (three rows), after fading the older ones (``memorySeconds``).
   private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, span: Double) {
+    if let memory = memorySeconds, memory > 0 {
+      let fade = exp(-span / memory)
+      for i in normal.indices { normal[i] *= fade }
+      for i in right.indices { right[i] *= fade }
+      squaredRight *= fade
+      weight *= fade
+    }
     for row in 0..<3 {
       var a = [Double](repeating: 0, count: 6)
       a[row] = -span
@@ -166,6 +180,7 @@ package struct GravityEstimator: Sendable {
       squaredRight += y[row] * y[row]
     }
     equations += 1
+    weight += 1
     seconds += span
   }
 
@@ -186,9 +201,9 @@ package struct GravityEstimator: Sendable {
     for i in 0..<6 {
       for j in 0..<6 { fitted += x[i] * normal[6 * i + j] * x[j] }
     }
-    let rows = 3 * equations
+    let rows = 3 * weight
     let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
-    let variance = rows > 6 ? residual / Double(rows - 6) : segmentSigma * segmentSigma
+    let variance = rows > 6 ? residual / (rows - 6) : segmentSigma * segmentSigma
     // Direction spread: the covariance of g across its direction.
     let u = gravity / length
     var across = 0.0

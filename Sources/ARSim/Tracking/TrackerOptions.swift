@@ -60,8 +60,13 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var gravitySettledDegrees: Double = 1
   /// With an accelerometer, the world is re-levelled (rotated about the origin, planes and anchors
   /// moved with it and reported in `didUpdate`) whenever the gravity estimate's direction has moved by
-  /// this many degrees since the last level, for the whole session. Default 0.05.
+  /// this many degrees since the last level, for the whole session (monocular: only while the
+  /// world is provisional). Default 0.05.
   public var relevelDegrees: Double = 0.05
+  /// With an accelerometer, seconds over which old accelerometer evidence fades from the gravity
+  /// estimate, so that the world follows the slow drift of the tracked orientation and stays level
+  /// under the current camera; nil weighs the whole session equally. Default 3.
+  public var gravityMemorySeconds: Double? = 3
   /// Seconds without frames after which the session reports an interruption and the tracker
   /// relocalises. Default 1.
   public var interruptionThreshold: Double = 1

@@ -111,5 +111,17 @@ struct PlaneMergeTests {
     let panel = try #require(
       other.anchors.first { WorldPlaneFacts($0).intersectionOverUnion(with: raised) > 0.8 })
     #expect(panel.classification == .wall)
+
+    // The window's panel with no wall around it (a picture or a cabinet front seen alone) is not a
+    // window; nor is it with wall on one side only.
+    for walls in [[], [wall[5]]] {
+      var alone = scene
+      alone.rectangles = [floor, window] + walls
+      let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)
+      runFrames(detector, scene: alone, frames: 14, camera: Self.camera)
+      let found = try #require(
+        detector.anchors.first { WorldPlaneFacts($0).intersectionOverUnion(with: window) > 0.8 })
+      #expect(found.classification != .window, "\(walls.count) wall pieces")
+    }
   }
 }

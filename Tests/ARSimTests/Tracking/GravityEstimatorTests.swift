@@ -26,12 +26,16 @@ import Testing
     }
   }
 
+  /// The estimate after `seconds`; `drift(t)` is the odometry's orientation error at `t` (O's tracked
+  /// orientations are `drift(t) · R(t)`), `memory` the estimator's ``GravityEstimator/memorySeconds``.
   func run(
-    seconds: Double, motion: Motion = Motion(), forceNoise: Double = 0.02, positionNoise: Double = 0.0005
+    seconds: Double, motion: Motion = Motion(), forceNoise: Double = 0.02, positionNoise: Double = 0.0005,
+    memory: Double? = nil, drift: (Double) -> simd_quatd = { _ in simd_quatd(ix: 0, iy: 0, iz: 0, r: 1) }
   ) -> GravityEstimator.Estimate? {
     var random = SplitMix64(seed: 7)
     func gaussian() -> Double { random.gaussian() }
     var estimator = GravityEstimator()
+    estimator.memorySeconds = memory
     var sampleIndex = 1
     for k in 0...Int(seconds * 30) {
       let t = Double(k) / 30
@@ -46,7 +50,8 @@ import Testing
       let noise = SIMD3(gaussian(), gaussian(), gaussian()) * positionNoise
       estimator.add(
         time: t,
-        oFromOptical: RigidTransform(rotation: motion.rotation(t), translation: motion.position(t) + noise),
+        oFromOptical: RigidTransform(
+          rotation: drift(t) * motion.rotation(t), translation: motion.position(t) + noise),
         samples: samples)
     }
     return estimator.estimate
@@ -74,6 +79,22 @@ import Testing
     let late = try #require(run(seconds: 8))
     #expect(late.uncertaintyDegrees < early.uncertaintyDegrees)
     #expect(degrees(early.gravity, motion.g) < 0.5)
+  }
+
+  @Test(
+    "With a memory the estimate follows the odometry's drifting orientation: gravity under the current camera"
+  )
+  func memoryFollowsDrift() throws {
+    let motion = Motion()
+    // The tracked orientation drifts by 0.1 degrees a second about O's x axis.
+    let drift = { (t: Double) in simd_quatd(angle: 0.1 * t * .pi / 180, axis: SIMD3(1, 0, 0)) }
+    let now = drift(12).act(motion.g)
+    let whole = try #require(run(seconds: 12, drift: drift))
+    let recent = try #require(run(seconds: 12, memory: 3, drift: drift))
+    let (wholeError, recentError) = (degrees(whole.gravity, now), degrees(recent.gravity, now))
+    #expect(wholeError > 0.4, "the session's average lags by \(wholeError)°")
+    #expect(recentError < 0.6 * wholeError, "\(recentError)° with a 3 s memory, \(wholeError)° without")
+    #expect(recent.uncertaintyDegrees > whole.uncertaintyDegrees, "less evidence")
   }
 
   @Test func noEstimateBeforeASegmentCloses() {
