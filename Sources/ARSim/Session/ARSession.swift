@@ -166,6 +166,7 @@ public final class ARSession: @unchecked Sendable {
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
+  /// ``correctWorld(by:)`` moves planes and anchors with the world when tracking corrected it,
   /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
@@ -199,21 +200,18 @@ public final class ARSession: @unchecked Sendable {
       let tracked = track(recorded, info: info, configuration: configuration)
       timings.tracking = tracker?.timings ?? StageTimings()
       let start = ContinuousClock.now
-      let planeChanges = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
-      if planeChanges != nil { lap(&timings.planes, since: start) }
-      var restoredNow: Set<UUID> = []
+      var planeChanges = correctWorld(by: tracked.worldCorrection)
+      let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
+      if let detected { planeChanges.append(detected) }
+      if detected != nil || tracked.worldCorrection != nil { lap(&timings.planes, since: start) }
+      var restoring: [ARPlaneAnchor] = []
       if tracked.relocalizedToMap, let map = configuration.initialWorldMap {
-        restoredNow = restoreAnchors(of: map)
+        restoring = restoreAnchors(of: map)
       }
-      var rewritten = restoredPlanes.rewrite(
-        planeChanges ?? PlaneAnchorChanges(), detected: planeDetector?.anchors ?? [])
-      if !restoredNow.isEmpty {
-        // Restored planes are new to the app, in their latest version.
-        rewritten.updated.removeAll { restoredNow.contains($0.identifier) }
-        rewritten.added =
-          restoredPlanes.planes.filter { restoredNow.contains($0.identifier) } + rewritten.added
-      }
-      let changes = book.apply(rewritten)
+      let changes = book.apply(
+        restoredPlanes.rewrite(
+          planeChanges, detected: planeDetector?.anchors ?? [], correction: tracked.worldCorrection,
+          restoring: restoring))
       return assemble(
         recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
         configuration: configuration, timings: timings)
@@ -245,18 +243,17 @@ public final class ARSession: @unchecked Sendable {
     return queue.sync { question(target) }
   }
 
-  /// Restores the anchors of the world map the session relocalised to, restamped with this session's
-  /// identifier, except those the session has already (a run that did not reset them): the app's
-  /// anchors go to the book, plane anchors to ``restoredPlanes``. The restored planes' identifiers.
-  private func restoreAnchors(of map: ARWorldMap) -> Set<UUID> {
+  /// The anchors of the world map the session relocalised to, restamped with this session's identifier,
+  /// except those the session has already (a run that did not reset them): the app's anchors go to the
+  /// book; the plane anchors are returned, for ``restoredPlanes``.
+  private func restoreAnchors(of map: ARWorldMap) -> [ARPlaneAnchor] {
     let present = Set(book.anchors(planes: planes).map(\.identifier))
     var restored: [ARPlaneAnchor] = []
     for anchor in map.anchors where !present.contains(anchor.identifier) {
       let copy = anchor.restamped(sessionIdentifier: identifier)
       if let plane = copy as? ARPlaneAnchor { restored.append(plane) } else { book.add(copy) }
     }
-    restoredPlanes.restore(restored)
-    return Set(restored.map(\.identifier))
+    return restored
   }
 
   /// The tracking stage: the frame's pose and state.
@@ -271,6 +268,19 @@ public final class ARSession: @unchecked Sendable {
         info: info, options: configuration.tracking, map: configuration.initialWorldMap?.keyframes)
     self.tracker = tracker
     return tracker.track(recorded)
+  }
+
+  /// The world correction stage: when the tracking stage moved the session world by a rigid
+  /// correction (``TrackedFrame/worldCorrection``, `newWorldFromOld`: a re-level as gravity is refined,
+  /// or a correction of the map), everything else that lives in the world follows it in this frame:
+  /// the plane detector's voxel map and anchors, and the app's anchors, each changed anchor reported in
+  /// this frame's `didUpdate`, as ARKit does when it refines its map. The tracker has applied the
+  /// correction to itself (its map lives in its own odometry frame; only the world's placement moved).
+  /// Returns the detected planes' updates.
+  private func correctWorld(by correction: RigidTransform?) -> PlaneAnchorChanges {
+    guard let correction else { return PlaneAnchorChanges() }
+    book.applyWorldCorrection(correction)
+    return planeDetector?.applyWorldCorrection(correction) ?? PlaneAnchorChanges()
   }
 
   /// The plane detection stage, or nil when it does not run for this frame (no plane detection
@@ -308,7 +318,7 @@ public final class ARSession: @unchecked Sendable {
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
       anchors: book.anchors(planes: planes),
-      rawFeaturePoints: features, capturedImage: recorded.image,
+      rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
       poseSource: tracked.source, isViewMapped: tracked.isViewMapped,

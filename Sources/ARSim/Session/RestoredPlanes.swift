@@ -17,17 +17,42 @@ struct RestoredPlanes {
   /// Detected plane identifier to the restored plane it continues.
   private var aliases: [UUID: UUID] = [:]
 
-  /// Starts holding `anchors` (their `didAdd` is the caller's).
-  mutating func restore(_ anchors: [ARPlaneAnchor]) { planes += anchors }
-
   /// The restored planes, then the detected ones that continue none.
   func visible(_ detected: [ARPlaneAnchor]) -> [ARPlaneAnchor] {
     planes + detected.filter { aliases[$0.identifier] == nil }
   }
 
-  /// One frame's detector changes as the app sees them; `detected` are the detector's planes after them.
-  mutating func rewrite(_ changes: PlaneAnchorChanges, detected: [ARPlaneAnchor]) -> PlaneAnchorChanges {
+  /// One frame's plane changes as the app sees them: the restored planes first moved by the frame's
+  /// world `correction` (`newWorldFromOld`, as the detector's planes were), then `restoring` (the planes
+  /// the frame restored from the map) added, then the detector's `changes` rewritten (`detected`: its
+  /// planes after them). Restored planes that the correction moved are reported updated.
+  mutating func rewrite(
+    _ changes: PlaneAnchorChanges, detected: [ARPlaneAnchor], correction: RigidTransform?,
+    restoring: [ARPlaneAnchor]
+  ) -> PlaneAnchorChanges {
+    var moved: Set<UUID> = []
+    if let correction {
+      for i in planes.indices {
+        planes[i] = planes[i].moved(by: correction) as? ARPlaneAnchor ?? planes[i]
+        moved.insert(planes[i].identifier)
+      }
+    }
+    planes += restoring
     guard !planes.isEmpty else { return changes }
+    var out = rewrite(changes, detected: detected)
+    // Restored planes are new to the app in their latest version; moved ones are updated once.
+    let new = Set(restoring.map(\.identifier))
+    out.updated.removeAll { new.contains($0.identifier) }
+    let reported = Set(out.updated.map(\.identifier))
+    out.added = planes.filter { new.contains($0.identifier) } + out.added
+    out.updated += planes.filter { moved.contains($0.identifier) && !reported.contains($0.identifier) }
+    return out
+  }
+
+  /// The detector's changes rewritten: aliases reported as their restored planes.
+  private mutating func rewrite(_ changes: PlaneAnchorChanges, detected: [ARPlaneAnchor])
+    -> PlaneAnchorChanges
+  {
     var out = PlaneAnchorChanges()
     let addedNow = Set(changes.added.map(\.identifier))
     for removal in changes.removed {
