@@ -45,8 +45,8 @@ enum PhoneFiles {
   static func exact(_ values: [Double]) -> [String] { values.map { "\($0)" } }
 }
 
-/// Stray Scanner's layout, as the app writes it: `rgb.mp4` (through OpenCV's `mp4v` encoder,
-/// so colour is lossy), `depth/NNNNNN.png` (uint16 mm), `confidence/NNNNNN.png`,
+/// Stray Scanner's layout, as the app writes it: `rgb.mp4` (HEVC as iPhones record it, through
+/// OpenCV's FFmpeg backend and libx265, so colour is lossy), `depth/NNNNNN.png` (uint16 mm), `confidence/NNNNNN.png`,
 /// `camera_matrix.csv`, `odometry.csv` (the optical frame's pose in the world: ARKit's
 /// `camera.transform` turned 180 degrees about x) and `imu.csv` (CoreMotion's raw accelerometer in
 /// g and the gyroscope in rad/s, device axes, as newer versions of the app write them). Depth is
@@ -71,7 +71,7 @@ struct StraySink: SessionSink {
     do {
       video = try VideoWriter(
         path: folder + "/rgb.mp4", width: camera.width, height: camera.height,
-        framesPerSecond: scene.frameRate)
+        framesPerSecond: scene.frameRate, codec: .hevc)
     } catch {
       throw RecordingError(file: folder + "/rgb.mp4", error.message)
     }

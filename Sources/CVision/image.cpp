@@ -195,6 +195,16 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       check_dimensions("OpenEXR", exr.width, exr.height);
       check_dimensions("OpenEXR displayWindow", exr.display_width, exr.display_height);
       cvision::check_exr_chunks(exr, data, size);
+      // OpenCV converts UINT samples to float numerically: integer data would pass as depth.
+      if (mode == CV_DECODE_FLOAT32) {
+        if (exr.channels.size() != 1) {
+          fail(CV_ERR_DECODE, "expected a single-channel float image, got an OpenEXR image with %zu channels",
+               exr.channels.size());
+        }
+        if (exr.channels[0].pixel_type == 0) {
+          fail(CV_ERR_DECODE, "expected a single-channel float image, got OpenEXR UINT (32-bit integer) samples");
+        }
+      }
       width = int(exr.width);
       height = int(exr.height);
     } else if (const char *format = other_format(data, size)) {

@@ -31,6 +31,8 @@ struct cv_video_writer {
   cv::VideoWriter writer;
   int32_t width = 0;
   int32_t height = 0;
+  /// Whether the encoder's own log lines are captured (x265 prints them).
+  bool quiet = false;
 };
 
 extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status) noexcept {
@@ -157,7 +159,7 @@ extern "C" void cv_video_close(cv_video *video) noexcept {
 }
 
 extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width, int32_t height, double fps,
-                                                 cv_status *status) noexcept {
+                                                 int32_t codec, cv_status *status) noexcept {
   cv_video_writer *result = nullptr;
   cvision::guarded(status, "cv_video_writer_open", [&](cv_status *) -> int32_t {
     cvision::require_pointer(path, "path");
@@ -165,19 +167,37 @@ extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width
       fail(CV_ERR_INVALID_ARGUMENT, "width and height must be positive (got %d x %d)", width, height);
     }
     if (!std::isfinite(fps) || fps <= 0) fail(CV_ERR_INVALID_ARGUMENT, "fps must be positive and finite (got %g)", fps);
+    if (codec != CV_VIDEO_CODEC_MPEG4 && codec != CV_VIDEO_CODEC_HEVC) {
+      fail(CV_ERR_INVALID_ARGUMENT, "codec must be CV_VIDEO_CODEC_MPEG4 or CV_VIDEO_CODEC_HEVC (got %d)", codec);
+    }
+    cvision::quiet_libraries();
     auto writer = std::make_unique<cv_video_writer>();
     writer->width = width;
     writer->height = height;
-    const int fourcc = cv::VideoWriter::fourcc('m', 'p', '4', 'v');
+    writer->quiet = codec == CV_VIDEO_CODEC_HEVC;
     const cv::Size size(width, height);
+    // The codecs to try, in order: FFmpeg first, then whichever backend OpenCV finds.
+    const char *const mpeg4[] = {"mp4v"};
+    const char *const hevc[] = {"hvc1", "avc1"};
+    const char *const *tags = codec == CV_VIDEO_CODEC_HEVC ? hevc : mpeg4;
+    const int count = codec == CV_VIDEO_CODEC_HEVC ? 2 : 1;
     bool opened = false;
-    try {
-      opened = writer->writer.open(path, cv::CAP_FFMPEG, fourcc, fps, size, true) && writer->writer.isOpened();
-    } catch (const cv::Exception &) {
-      opened = false;
+    for (int i = 0; i < count && !opened; ++i) {
+      const int fourcc = cv::VideoWriter::fourcc(tags[i][0], tags[i][1], tags[i][2], tags[i][3]);
+      // x265 prints its settings to stderr when it opens: keep them out of the user's terminal.
+      cvision::StderrCapture capture;
+      for (const int backend : {int(cv::CAP_FFMPEG), int(cv::CAP_ANY)}) {
+        if (opened) break;
+        try {
+          opened = writer->writer.open(path, backend, fourcc, fps, size, true) && writer->writer.isOpened();
+        } catch (const cv::Exception &) {
+          opened = false;
+        }
+      }
     }
-    if (!opened && !(writer->writer.open(path, fourcc, fps, size, true) && writer->writer.isOpened())) {
-      fail(CV_ERR_IO, "could not open an mp4v video writer for %s", path);
+    if (!opened) {
+      fail(CV_ERR_IO, "could not open an %s video writer for %s",
+           codec == CV_VIDEO_CODEC_HEVC ? "HEVC (hvc1) or H.264 (avc1)" : "mp4v", path);
     }
     result = writer.release();
     return CV_OK;
@@ -200,6 +220,9 @@ extern "C" int32_t cv_video_writer_write(cv_video_writer *writer, const uint8_t 
 extern "C" void cv_video_writer_close(cv_video_writer *writer) noexcept {
   if (writer == nullptr) return;
   try {
+    // x265 prints its statistics when it closes.
+    std::unique_ptr<cvision::StderrCapture> capture;
+    if (writer->quiet) capture = std::make_unique<cvision::StderrCapture>();
     writer->writer.release();
   } catch (...) {
   }

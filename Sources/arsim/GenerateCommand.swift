@@ -14,7 +14,7 @@ enum GenerateCommand {
 
     options:
       --format F              output layout (default arsim): arsim, tum, or as a phone app writes it:
-                              stray (Stray Scanner: rgb.mp4 through OpenCV's lossy mp4v encoder,
+                              stray (Stray Scanner: rgb.mp4 in HEVC, lossy, as iPhones record,
                               depth/ mm PNG, confidence/, odometry.csv, imu.csv in g), record3d
                               (Record3D's EXR+JPG folder), r3d (Record3D's .r3d zip, OUT/recording.r3d),
                               arkitscenes (an ARKitScenes video folder: PNG colour, no IMU); ground

@@ -73,7 +73,7 @@ final class ReplayLog: ARSessionDelegate {
 /// `arsim generate --format stray|record3d|r3d|arkitscenes`: the same synthetic session written in
 /// each phone layout replays to the same trajectory and plane events as in the ARSim format.
 /// Lossless layouts (colour and depth stored exactly, or colour unused) agree within 1e-6 m;
-/// Stray's colour goes through a lossy mp4v video, so its RGB-D replay is held to 1 mm.
+/// Stray's colour goes through a lossy HEVC video, so its RGB-D replay is held to 3 mm, not 1 mm.
 @Suite(.serialized) struct PhoneLayoutTests {
   /// The tabletop scene at the phones' depth size, 256x192, for 1.2 s at 25 Hz: every timestamp
   /// exact in both the 6 decimals of ARSim's frames.txt and the 3 of ARKitScenes' file names.
@@ -132,16 +132,17 @@ final class ReplayLog: ARSessionDelegate {
     let depth = ReplayLog.difference(
       try ReplayLog.replay(stray, mode: .depth), try ReplayLog.replay(arsim, mode: .depth), tolerance: 1e-6)
     #expect(depth <= 1e-6)
-    // RGB-D: colour through the lossy mp4v video against lossless PNG. Not the 1 mm: the
-    // video costs a few millimetres (3.8 mm on the tabletop) and plane events are not the same.
+    // RGB-D: colour through the lossy HEVC video against lossless PNG. Not the 1 mm: 8-bit
+    // 4:2:0 video costs a few millimetres (mp4v 4.9 mm, H.264 at CRF 23 3.3 mm, HEVC 2.3 mm on this
+    // scene at 30 fps; JPEG at quality 90 in the ARSim format 3.5 mm), and plane events differ.
     let a = try ReplayLog.replay(stray, mode: .rgbd)
     let b = try ReplayLog.replay(arsim, mode: .rgbd)
     #expect(a.frames.count == b.frames.count)
     let rgbd =
       zip(a.frames, b.frames).map { Double(simd_length($0.transform.columns.3 - $1.transform.columns.3)) }
       .max() ?? .infinity
-    #expect(rgbd <= 0.01)
-    print("stray vs arsim: depth mode \(depth) m, rgbd through mp4v \(rgbd) m")
+    #expect(rgbd <= 0.003)
+    print("stray vs arsim: depth mode \(depth) m, rgbd through HEVC \(rgbd) m")
   }
 
   @Test(arguments: [false, true]) func record3DReplaysLikeTheARSimFormat(archive: Bool) throws {

@@ -68,6 +68,33 @@ import Testing
     #expect(Self.meanAbsoluteDifference(first.image.pixels, frames[0].gray.pixels) < 10)
   }
 
+  /// HEVC (Stray's video) against mp4v on the same frames: both read back with their timestamps,
+  /// HEVC closer to what was written.
+  @Test func hevcIsCloserToTheFramesThanMPEG4() throws {
+    let (width, height) = (160, 120)
+    let frames = (0..<10).map { Self.frame($0, width: width, height: height) }
+    var errors: [Double] = []
+    for codec in [VideoWriter.Codec.mpeg4, .hevc] {
+      let path = Support.temporaryPath(extension: "mp4")
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let writer = try VideoWriter(
+        path: path, width: width, height: height, framesPerSecond: 10, codec: codec)
+      for frame in frames { try writer.write(frame) }
+      writer.finish()
+      let reader = try VideoReader(path: path)
+      var total = 0.0
+      var count = 0
+      while let (image, timestamp) = try reader.nextGrayFrame() {
+        #expect(abs(timestamp - Double(count) / 10) < 1e-3)
+        total += Self.meanAbsoluteDifference(image.pixels, frames[count].gray.pixels)
+        count += 1
+      }
+      #expect(count == frames.count, "\(codec)")
+      errors.append(total / Double(max(count, 1)))
+    }
+    #expect(errors[1] < errors[0], "mean gray error: mp4v \(errors[0]), HEVC \(errors[1])")
+  }
+
   @Test func errorsAreReported() throws {
     let missing = #expect(throws: VisionError.self) {
       try VideoReader(path: Support.temporaryPath(extension: "mp4"))

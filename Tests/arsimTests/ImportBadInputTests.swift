@@ -1,0 +1,84 @@
+import ARSim
+import ARSimTestSupport
+import Foundation
+import Testing
+
+/// `arsim import` on damaged phone exports: each is refused with one line on stderr naming the
+/// file (and the line or member) and the problem, and neither OUT nor OUT.partial is left behind.
+@Suite struct ImportBadInputTests {
+  /// One damaged export: its path and the start of the error line expected after "arsim import: ".
+  struct Damaged: CustomTestStringConvertible, Sendable {
+    let name: String
+    let make: @Sendable () throws -> (source: String, message: String)
+    var testDescription: String { name }
+  }
+
+  static let record3DFixtures = Datasets.root + "/Tests/Fixtures/record3d"
+
+  static let cases: [Damaged] = [
+    Damaged(name: "truncated zip") {
+      let bytes = try #require(FileManager.default.contents(atPath: record3DFixtures + "/tiny.r3d"))
+      let cut = RecordingFixtures.temporaryFolder("bad-zip") + "/cut.r3d"
+      try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: cut))
+      return (cut, cut + ": not a readable zip archive")
+    },
+    Damaged(name: "corrupt LZFSE block") {
+      let bad = record3DFixtures + "/bad-depth.r3d"
+      return (bad, bad + ":rgbd/1.depth: corrupt LZFSE data at byte ")
+    },
+    Damaged(name: "EXR of the wrong type") {
+      let folder = try ImportCommandTests.generate("record3d", frames: 3)
+      let exr = folder + "/depth/1.exr"
+      try retypeToUInt(exr)
+      return (
+        folder, exr + ": expected a single-channel float image, got OpenEXR UINT (32-bit integer) samples"
+      )
+    },
+    Damaged(name: "odometry row referencing a missing frame") {
+      let folder = try ImportCommandTests.generate("stray", frames: 5)
+      try FileManager.default.removeItem(atPath: folder + "/depth/000003.png")
+      return (folder, folder + "/odometry.csv:5: frame 000003 has no depth map (depth/000003.png is missing)")
+    },
+    Damaged(name: "unknown accelerometer units") {
+      let folder = try ImportCommandTests.generate("stray", frames: 5)
+      let path = folder + "/imu.csv"
+      let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+      // Every reading divided by 3: a magnitude of about 1/3 g, neither g nor m/s^2.
+      let scaled =
+        [String(lines[0])]
+        + lines.dropFirst().map { line in
+          let f = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+          return ([f[0]] + f[1...3].map { "\(Double($0)! / 3)" } + f[4...]).joined(separator: ", ")
+        }
+      try (scaled.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+      return (folder, path + ": unknown accelerometer units: median magnitude 0.3")
+    },
+  ]
+
+  /// Changes a single-channel EXR's pixel type from FLOAT to UINT in place (same sample size, so
+  /// the file stays intact otherwise): depth that is not floating point, of the right size.
+  static func retypeToUInt(_ path: String) throws {
+    var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
+    let marker = Array("chlist".utf8) + [0]
+    let at = try #require(
+      (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
+    // After the type name: the attribute size (4 bytes), the channel name "Y\0", the pixel type.
+    let type = at + marker.count + 4 + 2
+    #expect(bytes[type] == 2, "the channel is FLOAT")
+    bytes[type] = 0
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+  }
+
+  @Test(arguments: cases) func damagedSourceIsOneLineAndLeavesNothing(_ damaged: Damaged) throws {
+    let (source, message) = try damaged.make()
+    let out = RecordingFixtures.temporaryFolder("imported-bad") + "/out"
+    let result = try CLI.run(["import", source, out])
+    #expect(result.status != 0)
+    let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+    #expect(last.hasPrefix("arsim import: " + message), "\(result.stderr)")
+    // Only progress lines (if any) come before the error.
+    #expect(result.stderr.split(separator: "\n").dropLast().allSatisfy { $0.hasPrefix("import: ") })
+    #expect(!FileManager.default.fileExists(atPath: out))
+    #expect(!FileManager.default.fileExists(atPath: out + ".partial"))
+  }
+}
