@@ -83,4 +83,34 @@ enum FuzzFixture {
     try text("arkitscenes/lowres_wide_intrinsics/v_0.000.pincam", ["32 24 30 30 15.5 11.5"])
     try text("arkitscenes/lowres_wide.traj", (0..<3).map { "0.\($0) 0.01 0.02 0.03 0.\($0) 1.5 0.2" })
   }
+
+  /// A small valid world map in ARSim's format (Sources/ARSim/Tracking/MapArchive.swift): one
+  /// keyframe of three features, a named anchor and a plane anchor.
+  static func worldMap() -> Data {
+    var bytes = Array("ARSIMMAP".utf8)
+    func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { bytes += $0 } }
+    func f64(_ v: Double) { withUnsafeBytes(of: v.bitPattern.littleEndian) { bytes += $0 } }
+    func f32(_ v: Float) { u32(v.bitPattern) }
+    func identity() { for i in 0..<16 { f32(i % 5 == 0 ? 1 : 0) } }
+    u32(1)
+    u32(1)
+    for v in [0.0, 0, 0, 1, 0.1, 0.2, 0.3] { f64(v) }
+    u32(3)
+    for k in 0..<3 {
+      for w in 0..<4 { withUnsafeBytes(of: UInt64(k * 4 + w).littleEndian) { bytes += $0 } }
+      for v in [Double(k), 0.5, 2] { f64(v) }
+    }
+    u32(2)
+    bytes += [0] + Array(repeating: 7, count: 16) + [1]
+    u32(3)
+    bytes += Array("cup".utf8)
+    identity()
+    bytes += [1] + Array(repeating: 9, count: 16) + [0]
+    identity()
+    bytes += [0, 6]
+    for v: Float in [0, 0, 0, 1, 0.5, 0.1] { f32(v) }
+    u32(3)
+    for v: Float in [-0.5, 0, -0.25, 0.5, 0, -0.25, 0, 0, 0.25] { f32(v) }
+    return Data(bytes)
+  }
 }

@@ -46,6 +46,8 @@ enum FuzzTarget: String, CaseIterable {
   /// An ARKitScenes video folder: the first byte picks `lowres_wide.traj` or the first frame's
   /// `.pincam`, the rest is its content.
   case arkitscenes
+  /// ARSim's world map file (`ARWorldMap(data:)`); a map it reads must write back as the same bytes.
+  case worldmap
 
   /// The fixture recording (a folder under the harness's folder) and the files in it that the
   /// target's input replaces; with several, the input's first byte picks one. Nil for targets
@@ -98,6 +100,9 @@ final class FuzzHarness {
   /// Writes the fixture files the target replaces into `corpus` as seeds (with their selector
   /// byte when there are several), so that seeds and fixture are one set of files.
   func writeSeeds(to corpus: String) throws {
+    if target == .worldmap {
+      try FuzzFixture.worldMap().write(to: URL(fileURLWithPath: corpus + "/fixture-world.map"))
+    }
     guard let (recording, files) = target.replaces else { return }
     for (selector, name) in files.enumerated() {
       let content = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + recording + "/" + name))
@@ -155,6 +160,9 @@ final class FuzzHarness {
         }
       }
     case .json: try StrictJSON.check(data, path: "input.json")
+    case .worldmap:
+      let map = try ARWorldMap(data: Data(data), name: "input.map")
+      precondition(map.data() == Data(data), "a world map that does not write back as read")
     case .r3d:
       let path = folder + "/input.r3d"
       try Data(data).write(to: URL(fileURLWithPath: path))

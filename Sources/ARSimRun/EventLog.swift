@@ -82,6 +82,9 @@ public final class EventLog: ARSessionDelegate {
 
   public func sessionInterruptionEnded(_ session: ARSession) { write(session, "interruptionEnded", []) }
 
+  /// Yes: the replay relocalises after a gap in the recording (nothing is written).
+  public func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool { true }
+
   public func session(_ session: ARSession, didFailWithError error: any Error) {
     write(session, "didFail", [("error", .string("\(error)"))])
   }

@@ -39,6 +39,11 @@ public struct ReplayOptions: Sendable {
   /// while the current one is tracked (more than 2 are not used). The outputs are the same bit for
   /// bit either way. Default 2.
   public var threads = 2
+  /// The recording's frames to replay, by index (nil: all): one recording played as several
+  /// sessions that start at different places.
+  public var frames: ClosedRange<Int>?
+  /// A world map the session starts from (`ARWorldTrackingConfiguration.initialWorldMap`), or nil.
+  public var initialWorldMap: ARWorldMap?
 
   public init() {}
 }

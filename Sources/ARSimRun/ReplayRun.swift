@@ -60,6 +60,8 @@ public final class ReplayRun {
   public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
   private var events: EventLog?
+  /// The delegate without an events file (held here: the session holds it weakly).
+  private let relocalizing = RelocalizingDelegate()
   /// Streams the trajectory to its file frame by frame, when asked.
   private var trajectory: TrajectoryFile?
   /// Raycasts taps at the frame nearest in time, when asked.
@@ -89,8 +91,9 @@ public final class ReplayRun {
       throw UsageError("--threads must be at least 1, got \(options.threads)")
     }
     threads = options.threads
-    let open = { () throws(RecordingError) in
-      try Recording.open(folder: folder, format: options.format, options: sourceOptions)
+    let open = { () throws(RecordingError) -> any FrameSource in
+      let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
+      return options.frames.map { FrameRangeSource(source, range: $0) } ?? source
     }
     if options.threads > 1 {
       // The reader goes to the prefetching thread straight from opening: nothing else holds it.
@@ -122,7 +125,9 @@ public final class ReplayRun {
     }
     mode = resolved
     configuration.planeDetection = options.planeDetection
+    configuration.initialWorldMap = options.initialWorldMap
     self.configuration = configuration
+    session.delegate = relocalizing
   }
 
   /// Writes the session's callbacks to `path` as JSON Lines (the CLI contract's events file).

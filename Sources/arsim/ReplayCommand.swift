@@ -28,6 +28,12 @@ enum ReplayCommand {
       --taps FILE --hits FILE       raycast taps ('timestamp u v' lines), write hits as JSON Lines
       --target NAME                 raycast target for --taps (default existingPlaneGeometry)
       --alignment NAME              raycast alignment for --taps (default any)
+      --frames FIRST-LAST           replay only the frames with these indices (LAST may be left
+                                    out: to the end), e.g. one recording as two sessions
+      --save-map FILE               write the session's world map at the end (ARSim's world map
+                                    format, Datasets/README.md; needs rgbd tracking)
+      --load-map FILE               start from a world map: limited:relocalizing until a frame is
+                                    located in it, then the map's world and anchors
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
@@ -35,7 +41,7 @@ enum ReplayCommand {
 
   static let valueOptions: Set<String> = [
     "format", "intrinsics", "mode", "planes", "trajectory", "events", "taps", "hits", "target", "alignment",
-    "scale", "threads",
+    "scale", "threads", "frames", "save-map", "load-map",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
@@ -53,7 +59,12 @@ enum ReplayCommand {
     if (args.value("taps") == nil) != (args.value("hits") == nil) {
       throw Arguments.UsageError("--taps and --hits go together")
     }
-    let run = try ReplayRun(folder: args.positional[0], options: try ReplayOptions(arguments: args))
+    var options = try ReplayOptions(arguments: args)
+    if let text = args.value("frames") { options.frames = try frameRange(text) }
+    if let path = args.value("load-map") {
+      options.initialWorldMap = try ARWorldMap(contentsOf: URL(fileURLWithPath: path))
+    }
+    let run = try ReplayRun(folder: args.positional[0], options: options)
     if let path = args.value("events") { try run.logEvents(to: path) }
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
@@ -63,6 +74,14 @@ enum ReplayCommand {
     print(run.summary.report(info: run.info))
     print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
+    if let map = options.initialWorldMap { print("map: " + relocalization(run, map: map)) }
+    if let path = args.value("save-map") {
+      let map = try run.session.currentWorldMap().get()
+      try map.write(to: URL(fileURLWithPath: path))
+      print(
+        "map saved: \(path) (\(map.keyframeCount) keyframes, \(map.rawFeaturePoints.count) points, "
+          + "\(map.anchors.count) anchors)")
+    }
     let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }
     print(
       "planes: \(planes.count)"
@@ -82,5 +101,29 @@ enum ReplayCommand {
           median(run.frames.map(\.readSeconds)), median(tracking), median(run.frames.map(\.planeSeconds))))
     }
     return 0
+  }
+
+  /// `FIRST-LAST` or `FIRST-` (frame indices, inclusive).
+  static func frameRange(_ text: String) throws -> ClosedRange<Int> {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 2, let first = Int(parts[0]), first >= 0,
+      let last = parts[1].isEmpty ? Int.max : Int(parts[1]), last >= first
+    else {
+      throw Arguments.UsageError(
+        "--frames must be FIRST-LAST or FIRST- (frame indices, FIRST <= LAST), got '\(text)'")
+    }
+    return first...last
+  }
+
+  /// The summary of a replay from a world map: where it relocalised, or that it did not.
+  static func relocalization(_ run: ReplayRun, map: ARWorldMap) -> String {
+    guard let start = run.frames.first else { return "not relocalized (no frames)" }
+    guard let found = run.frames.firstIndex(where: { $0.state != .limited(.relocalizing) }) else {
+      return "not relocalized: limited:relocalizing for all \(run.frames.count) frames"
+    }
+    let frame = run.frames[found]
+    return String(
+      format: "relocalized at frame %d (%d frames, %.2f s after the first), %d anchors restored", frame.index,
+      found, frame.timestamp - start.timestamp, map.anchors.count)
   }
 }

@@ -40,10 +40,23 @@ public final class FrameCollector: ARSessionDelegate {
   public private(set) var records: [Record] = []
   public private(set) var stateChanges: [ARCamera.TrackingState] = []
   public private(set) var errors: [String] = []
+  /// Every `didAdd`: the frame index (of the session's current frame) and the anchors.
+  public private(set) var additions: [(frame: Int, anchors: [ARAnchor])] = []
+  /// The frames whose `worldMappingStatus` was `.mapped`.
+  public private(set) var mappedFrames: Set<Int> = []
+  /// The answer to `sessionShouldAttemptRelocalization`. Default true.
+  public var attemptsRelocalization = true
 
   public init() {}
 
+  public func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool { attemptsRelocalization }
+
+  public func session(_ session: ARSession, didAdd anchors: [ARAnchor]) {
+    additions.append((session.currentFrame?.frameIndex ?? -1, anchors))
+  }
+
   public func session(_ session: ARSession, didUpdate frame: ARFrame) {
+    if frame.worldMappingStatus == .mapped { mappedFrames.insert(frame.frameIndex) }
     records.append(
       Record(
         timestamp: frame.timestamp, frameIndex: frame.frameIndex, state: frame.camera.trackingState,

@@ -70,6 +70,13 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
   public var detectionImages: Set<ARReferenceImage> = []
   /// How many detected images to track at once: accepted, no effect.
   public var maximumNumberOfTrackedImages = 0
+  /// A world map to resume in (ARKit's `initialWorldMap`), or nil. A session run with a map it was
+  /// not running with starts tracking afresh, `limited(.relocalizing)` (no planes detected, no poses
+  /// recorded) until a frame is located in the map: from that frame on the session world is the
+  /// map's, and the map's anchors are added with their identifiers. Until then it stays relocalizing,
+  /// however long, as ARKit does. Needs RGB-D tracking (the keyframes hold depth); with another
+  /// mode the session never relocalises.
+  public var initialWorldMap: ARWorldMap?
 
   /// Whether `method` can run: only the empty set, since ARSim builds no scene mesh.
   public static func supportsSceneReconstruction(_ method: SceneReconstruction) -> Bool { method.isEmpty }
@@ -88,6 +95,7 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
     copy.isAutoFocusEnabled = isAutoFocusEnabled
     copy.detectionImages = detectionImages
     copy.maximumNumberOfTrackedImages = maximumNumberOfTrackedImages
+    copy.initialWorldMap = initialWorldMap
     return copy
   }
 }

@@ -6,7 +6,7 @@ public let ARErrorDomain = "com.apple.arkit.error"
 /// An ARKit error: a code of Apple's list (same raw values, same domain) and a description, as
 /// ARKit's `ARError`. ARSim reports problems with a recording's files as ``RecordingError``; ARError
 /// is for what ARKit itself would report (a configuration ARSim cannot run, a damaged world map).
-public struct ARError: Error, CustomNSError, LocalizedError, Hashable, Sendable {
+public struct ARError: Error, CustomNSError, LocalizedError, CustomStringConvertible, Hashable, Sendable {
   /// ARKit's error codes (`ARError.Code`), with Apple's raw values.
   public enum Code: Int, Sendable, Hashable, CaseIterable {
     /// The configuration cannot run here.
@@ -77,6 +77,8 @@ public struct ARError: Error, CustomNSError, LocalizedError, Hashable, Sendable 
   public var errorUserInfo: [String: Any] { [NSLocalizedDescriptionKey: message] }
   /// The message.
   public var errorDescription: String? { message }
+  /// The message (so that `"\(error)"` prints the one line).
+  public var description: String { message }
 
 }
 

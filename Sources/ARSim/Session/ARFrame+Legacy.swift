@@ -14,17 +14,23 @@ extension ARFrame {
     case mapped
   }
 
-  /// The number of tracked feature points from which ARSim's simple rule calls the view ``WorldMappingStatus/mapped``.
+  /// The number of tracked feature points from which the rule for trackers without keyframes calls
+  /// the view ``WorldMappingStatus/mapped``.
   public static let mappedFeatureCount = 100
 
-  /// ARSim's rule for the mapping status, until world maps refine it: `.notAvailable` when tracking is
-  /// not available or initialising, `.limited` for other limited states, and with normal tracking
-  /// `.mapped` when at least ``mappedFeatureCount`` feature points are tracked, `.extending` otherwise.
-  static func mappingStatus(camera: ARCamera, featureCount: Int) -> WorldMappingStatus {
+  /// The mapping status: `.notAvailable` when tracking is not available or initialising, `.limited`
+  /// for other limited states; with normal tracking, from the map's coverage of the view where the
+  /// tracker keeps keyframes (RGB-D: `isViewMapped`, a keyframe older than the two most recent within
+  /// the keyframe distance and angle of the camera, as where the camera returns or a loaded world map
+  /// covers: `.mapped`; exploring: `.extending`), otherwise `.mapped` when at least
+  /// ``mappedFeatureCount`` feature points are tracked, `.extending` below.
+  static func mappingStatus(camera: ARCamera, featureCount: Int, isViewMapped: Bool? = nil)
+    -> WorldMappingStatus
+  {
     switch camera.trackingState {
     case .notAvailable, .limited(.initializing): .notAvailable
     case .limited: .limited
-    case .normal: featureCount >= mappedFeatureCount ? .mapped : .extending
+    case .normal: (isViewMapped ?? (featureCount >= mappedFeatureCount)) ? .mapped : .extending
     }
   }
 }

@@ -63,8 +63,7 @@ public final class ARFrame: Sendable {
   /// The scene's light estimated from ``capturedImage`` (see ``ARLightEstimate``), or nil when the
   /// configuration's `isLightEstimationEnabled` is off. Computed on first read.
   public var lightEstimate: ARLightEstimate? { light?.value }
-  /// How well the world around the camera is mapped (ARSim's simple rule, see
-  /// ``mappingStatus(camera:featureCount:)``).
+  /// How well the world around the camera is mapped (see ``WorldMappingStatus``).
   public let worldMappingStatus: WorldMappingStatus
   /// The session's raycast against the world as it was at a frame, for ``hitTest(_:types:)``.
   let raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])?
@@ -76,7 +75,7 @@ public final class ARFrame: Sendable {
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
     capturedImage: CapturedImage?, deferredColor: DeferredColorImage? = nil, sceneDepth: ARDepthData?,
-    frameIndex: Int, poseSource: PoseSource? = nil, estimatesLight: Bool = false,
+    frameIndex: Int, poseSource: PoseSource? = nil, isViewMapped: Bool? = nil, estimatesLight: Bool = false,
     raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
   ) {
     light =
@@ -84,7 +83,8 @@ public final class ARFrame: Sendable {
       ? LazyValue {
         (deferredColor?.image.map(CapturedImage.rgb) ?? capturedImage).flatMap { ARLightEstimate(image: $0) }
       } : nil
-    worldMappingStatus = Self.mappingStatus(camera: camera, featureCount: rawFeaturePoints?.count ?? 0)
+    worldMappingStatus = Self.mappingStatus(
+      camera: camera, featureCount: rawFeaturePoints?.count ?? 0, isViewMapped: isViewMapped)
     self.raycaster = raycaster
     self.timestamp = timestamp
     self.camera = camera

@@ -56,6 +56,10 @@ public final class ARSession: @unchecked Sendable {
   private var planeDetector: PlaneDetector?
   /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
   private var book = AnchorBook()
+  /// The plane anchors restored from the initial world map, which detected planes continue.
+  private var restoredPlanes = RestoredPlanes()
+  /// The detected planes as the app sees them: restored planes, then the detector's that continue none.
+  private var planes: [ARPlaneAnchor] { restoredPlanes.visible(planeDetector?.anchors ?? []) }
   /// The state last reported, to report changes only.
   private var lastTrackingState: ARCamera.TrackingState?
   /// The last processed frame's time, to notice interruptions.
@@ -100,22 +104,30 @@ public final class ARSession: @unchecked Sendable {
         _configuration.map {
           $0.planeDetection != world.planeDetection || $0.planeDetectionOptions != world.planeDetectionOptions
         } ?? true
+      let mapChanged = world.initialWorldMap !== _configuration?.initialWorldMap
       _configuration = world
-      if options.contains(.resetTracking) || tracker?.options.seed != world.tracking.seed {
+      if options.contains(.resetTracking) || tracker?.options.seed != world.tracking.seed || mapChanged {
         tracker = nil
         lastTrackingState = nil
       }
       if options.contains(.removeExistingAnchors) || options.contains(.resetTracking) {
-        book.removeAll(planes: planeDetector?.anchors ?? [])
-        planeDetector = nil
+        removeEverything()
       } else if detectionChanged {
         // Keep the app's anchors; detection restarts with the new options.
-        book.restartPlanes(planeDetector?.anchors ?? [])
+        book.restartPlanes(planes)
         planeDetector = nil
+        restoredPlanes = RestoredPlanes()
       }
       runCount += 1
       isRunning = true
     }
+  }
+
+  /// Removes every anchor and the plane detector (`.resetTracking`, `.removeExistingAnchors`).
+  private func removeEverything() {
+    book.removeAll(planes: planes)
+    planeDetector = nil
+    restoredPlanes = RestoredPlanes()
   }
 
   /// Stops processing frames until `run` is called again; frames replayed meanwhile are ignored
@@ -135,7 +147,7 @@ public final class ARSession: @unchecked Sendable {
 
   /// Removes an anchor (the app's or a detected plane). The delegate hears `didRemove` with the next frame.
   public func remove(anchor: ARAnchor) {
-    locked { book.remove(anchor, planes: planeDetector?.anchors ?? []) }
+    locked { book.remove(anchor, planes: planes) }
   }
 
   /// The anchor that absorbed a removed plane anchor when two planes turned out to be one surface,
@@ -145,7 +157,7 @@ public final class ARSession: @unchecked Sendable {
   }
 
   /// Every anchor now: detected planes, then the app's, in the order they were added.
-  public var anchors: [ARAnchor] { locked { book.anchors(planes: planeDetector?.anchors ?? []) } }
+  public var anchors: [ARAnchor] { locked { book.anchors(planes: planes) } }
 
   // MARK: Frames
 
@@ -160,9 +172,30 @@ public final class ARSession: @unchecked Sendable {
   /// callbacks, all under one lock section; delivery comes last, outside it.
   package func process(_ recorded: RecordedFrame, info: RecordingInfo) -> FrameOutcome {
     for observer in locked({ observers.compactMap(\.observer) }) { observer.sessionWillProcessFrame(self) }
+    // An interruption ends with this frame: the delegate is asked whether to relocalise before the
+    // frame is tracked (outside the lock: it may call the session); `sessionWasInterrupted` and
+    // `sessionInterruptionEnded` come with the frame's callbacks, first.
+    let interrupted = locked {
+      isRunning
+        && _configuration.map { noteTime(recorded.timestamp, threshold: $0.tracking.interruptionThreshold) }
+          ?? false
+    }
+    if interrupted {
+      let relocalizes = askDelegate { $0.sessionShouldAttemptRelocalization(self) } ?? false
+      locked {
+        if relocalizes {
+          tracker?.cameraWasOff()
+        } else {
+          // ARKit's answer to no: tracking starts afresh, as with `.resetTracking`.
+          tracker = nil
+          lastTrackingState = nil
+          removeEverything()
+          runCount += 1
+        }
+      }
+    }
     let outcome = locked { () -> FrameOutcome in
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
-      let interrupted = noteTime(recorded.timestamp, threshold: configuration.tracking.interruptionThreshold)
       var timings = FrameTimings()
       let tracked = track(recorded, info: info, configuration: configuration)
       timings.tracking = tracker?.timings ?? StageTimings()
@@ -171,7 +204,14 @@ public final class ARSession: @unchecked Sendable {
       let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
       if let detected { planeChanges.append(detected) }
       if detected != nil || tracked.worldCorrection != nil { lap(&timings.planes, since: start) }
-      let changes = book.apply(planeChanges)
+      var restoring: [ARPlaneAnchor] = []
+      if tracked.relocalizedToMap, let map = configuration.initialWorldMap {
+        restoring = restoreAnchors(of: map)
+      }
+      let changes = book.apply(
+        restoredPlanes.rewrite(
+          planeChanges, detected: planeDetector?.anchors ?? [], correction: tracked.worldCorrection,
+          restoring: restoring))
       return assemble(
         recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
         configuration: configuration, timings: timings)
@@ -187,12 +227,33 @@ public final class ARSession: @unchecked Sendable {
   }
 
   /// Notes a frame's time; true when it comes more than `threshold` seconds after the last one (the
-  /// camera was off), which the tracker is told.
+  /// camera was off).
   private func noteTime(_ timestamp: Double, threshold: Double) -> Bool {
     defer { lastTimestamp = timestamp }
     guard let last = lastTimestamp, timestamp - last > threshold else { return false }
-    tracker?.cameraWasOff()
     return true
+  }
+
+  /// The delegate's answer to `question`, asked on `delegateQueue` when set; nil without a delegate.
+  private func askDelegate<T: Sendable>(_ question: @escaping (any ARSessionDelegate) -> T) -> T? {
+    let (delegate, queue) = locked { (_delegate, _delegateQueue) }
+    guard let delegate else { return nil }
+    guard let queue else { return question(delegate) }
+    nonisolated(unsafe) let target = delegate
+    return queue.sync { question(target) }
+  }
+
+  /// The anchors of the world map the session relocalised to, restamped with this session's identifier,
+  /// except those the session has already (a run that did not reset them): the app's anchors go to the
+  /// book; the plane anchors are returned, for ``restoredPlanes``.
+  private func restoreAnchors(of map: ARWorldMap) -> [ARPlaneAnchor] {
+    let present = Set(book.anchors(planes: planes).map(\.identifier))
+    var restored: [ARPlaneAnchor] = []
+    for anchor in map.anchors where !present.contains(anchor.identifier) {
+      let copy = anchor.restamped(sessionIdentifier: identifier)
+      if let plane = copy as? ARPlaneAnchor { restored.append(plane) } else { book.add(copy) }
+    }
+    return restored
   }
 
   /// The tracking stage: the frame's pose and state.
@@ -201,7 +262,10 @@ public final class ARSession: @unchecked Sendable {
   )
     -> TrackedFrame
   {
-    let tracker = self.tracker ?? CameraTracker(info: info, options: configuration.tracking)
+    let tracker =
+      self.tracker
+      ?? CameraTracker(
+        info: info, options: configuration.tracking, map: configuration.initialWorldMap?.keyframes)
     self.tracker = tracker
     return tracker.track(recorded)
   }
@@ -231,7 +295,9 @@ public final class ARSession: @unchecked Sendable {
       ?? {
         var options = configuration.planeDetectionOptions
         options.alignments = configuration.planeDetection
-        return PlaneDetector(options: options, generation: runCount, sessionIdentifier: identifier)
+        // With a map, identifiers unlike those of the session that made it (whose planes it restores).
+        let generation = runCount &+ (configuration.initialWorldMap?.identitySeed ?? 0)
+        return PlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
       }()
     planeDetector = detector
     return detector.process(
@@ -251,11 +317,12 @@ public final class ARSession: @unchecked Sendable {
     }
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
-      anchors: book.anchors(planes: planeDetector?.anchors ?? []),
+      anchors: book.anchors(planes: planes),
       rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
-      poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,
+      poseSource: tracked.source, isViewMapped: tracked.isViewMapped,
+      estimatesLight: configuration.isLightEstimationEnabled,
       raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
     _currentFrame = frame
     var events: [SessionEvent] = interrupted ? [.wasInterrupted, .interruptionEnded] : []
@@ -267,6 +334,44 @@ public final class ARSession: @unchecked Sendable {
     if !changes.removed.isEmpty { events.append(.anchorsRemoved(changes.removed)) }
     events.append(.trackedRaycasts(frame))
     return FrameOutcome(recorded: recorded, frame: frame, tracked: tracked, events: events, timings: timings)
+  }
+
+  // MARK: World maps
+
+  /// The session's world map now (ARKit's): the tracker's keyframes and every anchor, in the session
+  /// world. ARSim calls `completionHandler` before returning, on `delegateQueue` when set, else on the
+  /// calling thread, with the map or an ``ARError``: ``ARError/Code/insufficientFeatures`` before the
+  /// first tracked frame, while the world is not mapped (`worldMappingStatus` `.notAvailable`:
+  /// initialising, or relocalising to an initial map) and when the tracker keeps no keyframes
+  /// (monocular and depth-only tracking make none).
+  public func getCurrentWorldMap(completionHandler: @escaping @Sendable (ARWorldMap?, (any Error)?) -> Void) {
+    let result = locked { currentWorldMap() }
+    let call = {
+      switch result {
+      case .success(let map): completionHandler(map, nil)
+      case .failure(let error): completionHandler(nil, error)
+      }
+    }
+    if let queue = delegateQueue { queue.sync(execute: call) } else { call() }
+  }
+
+  /// The world map now, or why there is none (see ``getCurrentWorldMap(completionHandler:)``).
+  package func currentWorldMap() -> Result<ARWorldMap, ARError> {
+    locked {
+      guard let tracker, let frame = _currentFrame else {
+        return .failure(
+          ARError(.insufficientFeatures, message: "no world map: no frame has been tracked yet"))
+      }
+      let keyframes = tracker.worldKeyframes()
+      guard frame.worldMappingStatus != .notAvailable, !keyframes.isEmpty else {
+        let why =
+          tracker.mode != .rgbd
+          ? "\(tracker.mode.rawValue) tracking keeps no keyframes (world maps need rgbd)"
+          : "the world is not mapped yet (\(frame.camera.trackingState))"
+        return .failure(ARError(.insufficientFeatures, message: "no world map: " + why))
+      }
+      return .success(ARWorldMap(keyframes: keyframes, anchors: book.anchors(planes: planes)))
+    }
   }
 
   // MARK: Delivery

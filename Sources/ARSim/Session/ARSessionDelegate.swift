@@ -8,10 +8,13 @@ public protocol ARSessionObserver: AnyObject {
   /// Frames stopped arriving (a gap in the recording, or a pause of the session, of more than
   /// ``TrackerOptions/interruptionThreshold`` seconds, 1 by default).
   func sessionWasInterrupted(_ session: ARSession)
-  /// Frames arrive again after an interruption; tracking relocalises.
+  /// Frames arrive again after an interruption (see ``sessionShouldAttemptRelocalization(_:)``).
   func sessionInterruptionEnded(_ session: ARSession)
-  /// Whether the session should try to relocalise after an interruption (ARKit's question; the
-  /// default says no). ARSim's session relocalises either way; the answer is not consulted yet.
+  /// Whether the session should try to relocalise after an interruption (ARKit's question, asked of
+  /// the session's delegate when frames come again, before the first of them is tracked). True: the
+  /// frames are `limited(.relocalizing)` until the place is recognised in the keyframes, and the world
+  /// and anchors stay. False (the default, as ARKit's without the method, and without a delegate):
+  /// tracking starts afresh, as `run(_:options: .resetTracking)`: a new world origin, every anchor removed.
   func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool
 }
 

@@ -35,6 +35,12 @@ package struct TrackedFrame: Sendable {
   /// new world already; the session moves planes and anchors by it (its world correction stage). Nil
   /// otherwise.
   package var worldCorrection: RigidTransform? = nil
+  /// Whether this frame relocalised the session to its initial world map: from it on the session
+  /// world is the map's.
+  package var relocalizedToMap = false
+  /// Whether the tracker's keyframes cover the view (nil without a keyframe map): ARKit's
+  /// `mapped` rather than `extending`.
+  package var isViewMapped: Bool? = nil
 
   /// Whether the frame has a tracked pose: `normal`, or limited by features or motion (not
   /// initialising, not relocalising).
@@ -73,11 +79,27 @@ package final class CameraTracker {
   /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
   /// normally since: frames are then `limited(.relocalizing)`.
   private var relocalizing = false
+  /// A world map's keyframes (in its world) to relocalise against before anything is tracked; nil
+  /// without a map or once relocalised.
+  private var pendingMap: [Keyframe]?
+  /// The map alignments of the last consecutive located frames, while they are too few to agree.
+  private var mapCandidates: [RigidTransform] = []
+  /// The map's world from O, once relocalised to a world map: the session world from then on.
+  private var mapWorldFromO: RigidTransform?
+  /// The session world from O at the last frame.
+  private var lastWorldFromO: RigidTransform?
   /// Corrections applied since the last frame (``applyWorldCorrection(_:)``), composed.
   private var pendingCorrection: RigidTransform?
 
   /// A tracker for a recording; `options.mode` nil follows the recording (``TrackerOptions/Mode/following(_:)``).
-  package init(info: RecordingInfo, options: TrackerOptions) {
+  package convenience init(info: RecordingInfo, options: TrackerOptions) {
+    self.init(info: info, options: options, map: nil)
+  }
+
+  /// A tracker for a recording, as ``init(info:options:)``. With `map` (a world map's keyframes in its world) every frame is `limited(.relocalizing)` until
+  /// one is located in the map; the session world is the map's from then on.
+  init(info: RecordingInfo, options: TrackerOptions, map: [Keyframe]?) {
+    pendingMap = map
     self.info = info
     var resolved = options
     resolved.mode = options.mode ?? .following(info)
@@ -109,8 +131,13 @@ package final class CameraTracker {
   /// planes and anchors by it in the same frame. Before the world is fixed it is ignored. It should keep
   /// up up (a turn about the vertical and a translation): a tilt is undone by the next re-level.
   package func applyWorldCorrection(_ correction: RigidTransform) {
-    guard leveller.worldFromO != nil else { return }
-    leveller.applyWorldCorrection(correction)
+    if let mapWorldFromO {
+      // Relocalised to a world map: the map's world placement moves.
+      self.mapWorldFromO = correction * mapWorldFromO
+    } else {
+      guard leveller.worldFromO != nil else { return }
+      leveller.applyWorldCorrection(correction)
+    }
     pendingCorrection = correction * (pendingCorrection ?? .identity)
   }
 
@@ -130,14 +157,18 @@ package final class CameraTracker {
       depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
     }
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
-    let level = leveller.update(
+    var level = leveller.update(
       frame, oFromOptical: result.oFromOptical, measured: result.source != .prediction, info: info,
       options: options)
+    let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
+    if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }
     let isWorldFixed = level.worldFromO != nil
     // Applied before this frame's re-level, which was computed from the already corrected world.
     let correction = pendingCorrection.map { (level.correction ?? .identity) * $0 } ?? level.correction
     pendingCorrection = nil
-    let quality = leveller.isSettled ? result.quality : .initializing
+    var quality = leveller.isSettled || mapWorldFromO != nil ? result.quality : .initializing
+    let awaitingMap = pendingMap != nil
+    if awaitingMap { quality = .relocalizing }
     var state = Self.trackingState(quality)
     if relocalizing {
       if quality == .normal && result.source != .prediction {
@@ -147,16 +178,68 @@ package final class CameraTracker {
       }
     }
     let worldFromO = level.worldFromO ?? provisionalWorldFromO
+    lastWorldFromO = worldFromO
     let worldFromCamera = worldFromO * result.oFromOptical * opticalFromCamera
     let features =
-      quality == .initializing
+      quality == .initializing || awaitingMap
       ? nil
       : result.landmarks.map {
         FeaturePoint(identifier: $0.identifier, position: SIMD3<Float>(worldFromO.apply(to: $0.position)))
       }
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
-      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction)
+      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction,
+      relocalizedToMap: relocalizedToMap, isViewMapped: odometry.isMapped(result.oFromOptical))
+  }
+
+  /// While a world map waits: locates the frame in it (when the odometry measured the frame); once
+  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` consecutive frames give map alignments (map
+  /// world from O) that agree, takes their mean as the map's world and hands the map's keyframes to
+  /// the odometry. True when it did.
+  private func locateInMap(gray: GrayImage, depth: DepthImage?, result: OdometryResult) -> Bool {
+    guard let map = pendingMap else { return false }
+    guard result.source != .prediction,
+      let (mapFromOptical, _) = odometry.locate(gray: gray, depth: depth, in: map)
+    else {
+      mapCandidates.removeAll()
+      return false
+    }
+    let mapFromO = mapFromOptical * result.oFromOptical.inverse
+    let limits = options.relocalization
+    if let first = mapCandidates.first, case let step = first.inverse * mapFromO,
+      simd_length(step.translation) > limits.mapAgreementTranslation
+        || step.angle > limits.mapAgreementDegrees * .pi / 180
+    {
+      mapCandidates.removeAll()
+    }
+    mapCandidates.append(mapFromO)
+    guard mapCandidates.count >= limits.mapAgreementFrames else { return false }
+    let mean = Self.mean(mapCandidates)
+    pendingMap = nil
+    mapCandidates.removeAll()
+    mapWorldFromO = mean
+    odometry.adopt(map.map { $0.moved(by: mean.inverse) })
+    return true
+  }
+
+  /// The mean of nearby transforms: mean translation, normalised sum of the (sign-aligned) quaternions.
+  static func mean(_ transforms: [RigidTransform]) -> RigidTransform {
+    let reference = transforms[0].rotation.vector
+    var q = SIMD4<Double>.zero
+    var t = SIMD3<Double>.zero
+    for transform in transforms {
+      let v = transform.rotation.vector
+      q += simd_dot(v, reference) < 0 ? -v : v
+      t += transform.translation
+    }
+    return RigidTransform(rotation: simd_quatd(vector: q), translation: t / Double(transforms.count))
+  }
+
+  /// The keyframe map in the session world (as of the last frame), for a world map; empty before the
+  /// first frame, without a keyframe map, or while relocalising to an initial map.
+  func worldKeyframes() -> [Keyframe] {
+    guard let worldFromO = lastWorldFromO, pendingMap == nil else { return [] }
+    return odometry.mapKeyframes.map { $0.moved(by: worldFromO) }
   }
 
   /// ARKit's state for an odometry quality.

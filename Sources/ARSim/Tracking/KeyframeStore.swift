@@ -5,6 +5,13 @@ struct Keyframe {
   var descriptors: [ORBDescriptor]
   /// Each descriptor's feature in O, metres.
   var points: [SIMD3<Double>]
+
+  /// The keyframe in another frame: `newFromO` applied to its pose and points.
+  func moved(by newFromO: RigidTransform) -> Keyframe {
+    Keyframe(
+      oFromOptical: newFromO * oFromOptical, descriptors: descriptors,
+      points: points.map { newFromO.apply(to: $0) })
+  }
 }
 
 /// The RGB-D odometry's keyframes: ORB features with depth, made as the camera moves on, the oldest
@@ -12,8 +19,11 @@ struct Keyframe {
 struct KeyframeStore {
   let options: TrackerOptions.Relocalization
   let intrinsics: CameraIntrinsics
-  /// The keyframes, oldest first.
+  /// The keyframes: those adopted from a world map first (kept for good), then the session's own,
+  /// oldest first.
   private(set) var keyframes: [Keyframe] = []
+  /// How many of the first keyframes came from a world map (never dropped).
+  private(set) var adopted = 0
 
   init(options: TrackerOptions.Relocalization, intrinsics: CameraIntrinsics) {
     self.options = options
@@ -46,6 +56,24 @@ struct KeyframeStore {
     }
     guard kept.count >= options.minFeatures else { return }
     keyframes.append(Keyframe(oFromOptical: oFromOptical, descriptors: kept, points: points))
-    if keyframes.count > options.maxKeyframes { keyframes.removeFirst() }
+    if keyframes.count - adopted > options.maxKeyframes { keyframes.remove(at: adopted) }
+  }
+
+  /// Adds a world map's keyframes (in O), kept for good, before the session's own.
+  mutating func adopt(_ map: [Keyframe]) {
+    keyframes.insert(contentsOf: map, at: adopted)
+    adopted += map.count
+  }
+
+  /// Whether the map covered the view from `oFromOptical` before the camera came: a keyframe other
+  /// than the two most recent lies within the keyframe distance and angle
+  /// (``TrackerOptions/Relocalization``). False while the camera explores (only the keyframes it just
+  /// made are near), true where it returns or where an adopted map covers.
+  func covers(_ oFromOptical: RigidTransform) -> Bool {
+    keyframes.dropLast(2).contains { keyframe in
+      let step = keyframe.oFromOptical.inverse * oFromOptical
+      return simd_length(step.translation) <= options.keyframeTranslation
+        && step.angle <= options.keyframeRotationDegrees * .pi / 180
+    }
   }
 }

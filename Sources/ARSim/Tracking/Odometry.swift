@@ -48,12 +48,30 @@ protocol Odometry: AnyObject {
   func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
+  /// The keyframe map in O (empty without one).
+  var mapKeyframes: [Keyframe] { get }
+  /// The last processed frame (whose `gray` and `depth` are given again) located against `keyframes`
+  /// of a world map: map from the frame's optical frame and the PnP inliers, or nil when no keyframe
+  /// recognises the place. Changes nothing in the odometry.
+  func locate(gray: GrayImage, depth: DepthImage?, in keyframes: [Keyframe]) -> (
+    mapFromOptical: RigidTransform, inliers: Int
+  )?
+  /// Adds a world map's keyframes (already in O) to the keyframe map, for later relocalisations.
+  func adopt(_ keyframes: [Keyframe])
+  /// Whether a keyframe covers the view from `oFromOptical`, or nil without a keyframe map.
+  func isMapped(_ oFromOptical: RigidTransform) -> Bool?
 }
 
 extension Odometry {
   /// Front ends without a keyframe map (monocular, depth-only) carry on frame to frame and rely on
   /// their own loss detection.
   func cameraWasOff() {}
+  var mapKeyframes: [Keyframe] { [] }
+  func locate(gray: GrayImage, depth: DepthImage?, in keyframes: [Keyframe]) -> (
+    mapFromOptical: RigidTransform, inliers: Int
+  )? { nil }
+  func adopt(_ keyframes: [Keyframe]) {}
+  func isMapped(_ oFromOptical: RigidTransform) -> Bool? { nil }
 }
 
 /// Seconds a frame spent in each tracking stage.

@@ -337,6 +337,21 @@ final class RGBDOdometry: Odometry {
     return result(quality: .relocalizing, source: .prediction, inliers: 0)
   }
 
+  var mapKeyframes: [Keyframe] { keyframes.keyframes }
+
+  func locate(gray: GrayImage, depth: DepthImage?, in map: [Keyframe]) -> (
+    mapFromOptical: RigidTransform, inliers: Int
+  )? {
+    relocalizer.relocalize(
+      gray: gray, against: map[...], seed: options.seed &+ UInt64(frameIndex),
+      depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } }
+    ).map { ($0.oFromOptical, $0.inliers) }
+  }
+
+  func adopt(_ map: [Keyframe]) { keyframes.adopt(map) }
+
+  func isMapped(_ oFromOptical: RigidTransform) -> Bool? { keyframes.covers(oFromOptical) }
+
   private func addKeyframe(gray: GrayImage, depth: DepthImage?) {
     guard let depth else { return }
     keyframes.add(gray: gray, oFromOptical: pose) { depthAt($0, in: depth) }

@@ -37,7 +37,7 @@ extension TrackerOptions {
 
   /// Keyframes and relocalisation against them (RGB-D): ORB features with depth.
   public struct Relocalization: Codable, Sendable, Equatable {
-    /// Keyframes kept. Default 40.
+    /// Keyframes kept (besides those adopted from a world map, which stay). Default 40.
     public var maxKeyframes = 40
     /// Translation from the last keyframe, metres, that makes a new one. Default 0.15.
     public var keyframeTranslation = 0.15
@@ -71,6 +71,14 @@ extension TrackerOptions {
     public var minDepthAgreement = 0.8
     /// PnP RANSAC iterations. Default 2000.
     public var ransacIterations = 2000
+    /// Consecutive frames located in an initial world map whose map alignments (map world from O)
+    /// must agree before the session takes the map's world (one located frame alone may be a wrong
+    /// match); the world is their mean. Default 3.
+    public var mapAgreementFrames = 3
+    /// How far those alignments may be from the first of them, metres... Default 0.02.
+    public var mapAgreementTranslation = 0.02
+    /// ... and this many degrees. Default 1.
+    public var mapAgreementDegrees = 1.0
 
     /// The defaults.
     public init() {}

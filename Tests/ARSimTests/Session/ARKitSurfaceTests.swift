@@ -105,8 +105,8 @@ private final class CallbackLog: ARSessionDelegate {
     }
     try replay.step(frames: 5)
     let frame = try #require(session.currentFrame)
-    let features = frame.rawFeaturePoints?.count ?? 0
-    #expect(frame.worldMappingStatus == (features >= ARFrame.mappedFeatureCount ? .mapped : .extending))
+    // The orbit explores: no keyframe but the latest ones covers the view (WorldMapTests: mapped where a map covers).
+    #expect(frame.worldMappingStatus == .extending)
 
     // The legacy hit test agrees with the raycast it maps onto.
     let centre = CGPoint(x: 0.5, y: 0.5)

@@ -28,7 +28,15 @@ final class CallbackRecorder: ARSessionDelegate, @unchecked Sendable {
   private var _updatedIDs: Set<UUID> = []
   private let queueKey: DispatchSpecificKey<Int>?
 
-  init(queueKey: DispatchSpecificKey<Int>? = nil) { self.queueKey = queueKey }
+  /// The answer to `sessionShouldAttemptRelocalization` (not logged).
+  let attemptsRelocalization: Bool
+
+  init(queueKey: DispatchSpecificKey<Int>? = nil, attemptsRelocalization: Bool = true) {
+    self.queueKey = queueKey
+    self.attemptsRelocalization = attemptsRelocalization
+  }
+
+  func sessionShouldAttemptRelocalization(_ session: ARSession) -> Bool { attemptsRelocalization }
 
   /// The callbacks so far.
   var log: [String] { lock.withLock { _log } }

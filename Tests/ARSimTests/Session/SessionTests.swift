@@ -98,6 +98,24 @@ struct SessionTests {
     #expect(states[0] == .limited(.relocalizing) && !outcome.isTracked && !outcome.hasPose)
   }
 
+  @Test("A delegate that declines relocalisation after a gap gets a fresh start, as ARKit's")
+  func declinedRelocalization() throws {
+    try #require(Self.present, "Datasets/tabletop is absent")
+    let t = try TabletopSession(dropping: 40..<60, recorder: CallbackRecorder(attemptsRelocalization: false))
+    try t.replay.step(frames: 40)
+    let before = Set(t.session.anchors.map(\.identifier))
+    #expect(!before.isEmpty)
+    let heard = t.recorder.log.count
+    let removedBefore = t.recorder.removed.count
+    let outcome = try #require(try t.replay.step()?.frame)
+    // Tracking reset: a new world at this camera, initialising again; every anchor removed.
+    #expect(outcome.camera.trackingState == .limited(.initializing))
+    #expect(RigidTransform(matrix: outcome.camera.transform).translation == .zero)
+    #expect(t.recorder.log[heard..<heard + 2] == ["interrupted", "interruptionEnded"])
+    #expect(Set(t.recorder.removed[removedBefore...].map(\.identifier)) == before)
+    #expect(t.session.anchors.isEmpty)
+  }
+
   @Test("With a delegateQueue, every callback and tracked raycast update runs on it, in order")
   func delegateQueueDelivery() throws {
     try #require(Self.present, "Datasets/tabletop is absent")
