@@ -50,6 +50,8 @@ public final class ARSession: @unchecked Sendable {
   private var _currentFrame: ARFrame?
   private var _configuration: ARWorldTrackingConfiguration?
   private var isRunning = false
+  /// Whether `pause()` was called since the last processed frame.
+  private var wasPaused = false
   /// The tracking stage (made at the first frame, for the recording's sensors).
   private var tracker: CameraTracker?
   /// The plane detection stage (made at the first frame that detects planes).
@@ -136,6 +138,7 @@ public final class ARSession: @unchecked Sendable {
     locked {
       guard isRunning else { return }
       isRunning = false
+      wasPaused = true
       tracker?.cameraWasOff()
     }
   }
@@ -175,13 +178,19 @@ public final class ARSession: @unchecked Sendable {
     // An interruption ends with this frame: the delegate is asked whether to relocalise before the
     // frame is tracked (outside the lock: it may call the session); `sessionWasInterrupted` and
     // `sessionInterruptionEnded` come with the frame's callbacks, first.
-    let interrupted = locked {
-      isRunning
+    let (interrupted, afterPause) = locked { () -> (Bool, Bool) in
+      let interrupted =
+        isRunning
         && _configuration.map { noteTime(recorded.timestamp, threshold: $0.tracking.interruptionThreshold) }
           ?? false
+      let afterPause = isRunning && wasPaused
+      if isRunning { wasPaused = false }
+      return (interrupted, afterPause)
     }
     if interrupted {
-      let relocalizes = askDelegate { $0.sessionShouldAttemptRelocalization(self) } ?? false
+      // After the app's own `pause()` and `run` the world is kept and the session relocalises, as
+      // ARKit's run without `.resetTracking`; the delegate is asked after a gap in the recording.
+      let relocalizes = afterPause || (askDelegate { $0.sessionShouldAttemptRelocalization(self) } ?? false)
       locked {
         if relocalizes {
           tracker?.cameraWasOff()

@@ -11,7 +11,8 @@ public protocol ARSessionObserver: AnyObject {
   /// Frames arrive again after an interruption (see ``sessionShouldAttemptRelocalization(_:)``).
   func sessionInterruptionEnded(_ session: ARSession)
   /// Whether the session should try to relocalise after an interruption (ARKit's question, asked of
-  /// the session's delegate when frames come again, before the first of them is tracked). True: the
+  /// the session's delegate when frames come again after a gap in the recording, before the first of
+  /// them is tracked; not after the app's own `pause()` and `run`, which keep the world). True: the
   /// frames are `limited(.relocalizing)` until the place is recognised in the keyframes, and the world
   /// and anchors stay. False (the default, as ARKit's without the method, and without a delegate):
   /// tracking starts afresh, as `run(_:options: .resetTracking)`: a new world origin, every anchor removed.

@@ -2,7 +2,8 @@ import ARSimMath
 
 /// Keeps the session world level for the whole session: fixes it from the first accelerometer
 /// samples, refines gravity from every sample after (``GravityEstimator``) and re-levels the world
-/// whenever the estimate has moved by ``TrackerOptions/relevelDegrees`` since the last level (each
+/// whenever the estimate has moved by ``TrackerOptions/relevelDegrees`` since the last level, while the
+/// world is provisional or, with ``TrackerOptions/relevelsOnceSettled``, for the whole session (each
 /// re-level is a rotation about the origin that the session applies to planes and anchors too). The
 /// origin stays the first camera; -z stays the first camera's forward direction projected onto the
 /// horizontal plane. Without an accelerometer the world is fixed once, from ground truth or the first
@@ -57,7 +58,7 @@ struct WorldLeveller {
         if let old = upInO, let previous = worldFromO {
           // Monocular maps stay once settled: re-levelling them for the whole session made the
           // tabletop-mono trajectory's ATE 6 -> 31 mm (its poses written in worlds several degrees apart).
-          let follows = !isSettled || options.mode != .mono
+          let follows = !isSettled || (options.relevelsOnceSettled && options.mode != .mono)
           if follows, angleDegrees(old, up) >= options.relevelDegrees {
             fix(up: up, source: .accelerometer)
             correction = worldFromO! * previous.inverse

@@ -35,6 +35,7 @@ struct WorldCorrectionSessionTests {
     session.delegate = log
     let configuration = ARWorldTrackingConfiguration()
     configuration.planeDetection = [.horizontal, .vertical]
+    configuration.tracking.relevelsOnceSettled = true
     session.run(configuration)
     let replay = try ARReplay(session: session, recording: Datasets.path("room-phone"))
     var placed: (marker: Marker, plane: ARPlaneAnchor)?

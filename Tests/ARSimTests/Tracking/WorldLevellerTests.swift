@@ -11,8 +11,10 @@ struct WorldLevellerTests {
   func externalCorrection() throws {
     var plain = try Recording.open(folder: Datasets.path("door"))
     var corrected = try Recording.open(folder: Datasets.path("door"))
-    let a = CameraTracker(info: plain.info, options: TrackerOptions())
-    let b = CameraTracker(info: corrected.info, options: TrackerOptions())
+    var options = TrackerOptions()
+    options.relevelsOnceSettled = true
+    let a = CameraTracker(info: plain.info, options: options)
+    let b = CameraTracker(info: corrected.info, options: options)
     let correction = RigidTransform(
       rotation: simd_quatd(angle: 0.2, axis: SIMD3(0, 1, 0)), translation: SIMD3(0.1, 0, -0.3))
     var relevels = 0
