@@ -77,8 +77,7 @@ public struct RecordedFrame: Sendable {
   /// The image as an app sees it: the colour of ``deferredColor`` (decoded on first read), else
   /// ``image``.
   public var capturedImage: CapturedImage? {
-    if let color = deferredColor?.image { return .rgb(color) }
-    return image
+    CapturedImage.seen(image, color: deferredColor)
   }
   /// The depth sensor's confidence per depth pixel (ARKit's `ARDepthData.confidenceMap`), same
   /// size as `depth`, when recorded.

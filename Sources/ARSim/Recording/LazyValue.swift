@@ -60,3 +60,12 @@ public final class DeferredColorImage: Sendable {
   /// Whether ``image`` has been read (and so decoded).
   package var isDecoded: Bool { decoded.isReady }
 }
+
+extension CapturedImage {
+  /// What an app sees of an image read as `image` with its colour in `color` (when deferred): the
+  /// colour, decoded on first read, else `image` (also when the colour cannot be decoded).
+  package static func seen(_ image: CapturedImage?, color: DeferredColorImage?) -> CapturedImage? {
+    if let rgb = color?.image { return .rgb(rgb) }
+    return image
+  }
+}

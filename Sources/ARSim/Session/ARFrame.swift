@@ -50,8 +50,7 @@ public final class ARFrame: Sendable {
   /// first read of this property, not before), else grey; nil when the recording holds no images
   /// (replayed by depth-only tracking).
   public var capturedImage: CapturedImage? {
-    if let color = deferredColor?.image { return .rgb(color) }
-    return image
+    CapturedImage.seen(image, color: deferredColor)
   }
   /// Depth registered to the image, when the recording has it.
   public let sceneDepth: ARDepthData?
@@ -81,7 +80,7 @@ public final class ARFrame: Sendable {
     light =
       estimatesLight
       ? LazyValue {
-        (deferredColor?.image.map(CapturedImage.rgb) ?? capturedImage).flatMap { ARLightEstimate(image: $0) }
+        CapturedImage.seen(capturedImage, color: deferredColor).flatMap { ARLightEstimate(image: $0) }
       } : nil
     worldMappingStatus = Self.mappingStatus(
       camera: camera, featureCount: rawFeaturePoints?.count ?? 0, isViewMapped: isViewMapped)
