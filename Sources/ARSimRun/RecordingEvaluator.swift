@@ -48,9 +48,21 @@ public enum RecordingEvaluator {
     var notes: [String] = []
     var planes: PlaneEvaluation?
     var raycasts: RaycastEvaluation?
-    let sessionToTruth = tracking.alignment
+    var sessionToTruth = tracking.alignment
     if sessionToTruth == nil {
       notes.append("no ground-truth trajectory over 3 or more tracked frames: nothing is aligned or scored")
+    } else if !isMono, let gravity = run.info.groundTruthGravity {
+      // Both worlds know their up: planes and taps are scored through an alignment that keeps it, so
+      // that the SE(3) fit's tilt (poorly fixed by a path along nearly one line) does not tilt them.
+      let pairs = run.frames.filter { $0.isTracked && $0.groundTruth != nil }
+      sessionToTruth = try Trajectory(
+        timestamps: pairs.map(\.timestamp), poses: pairs.map(\.worldFromOptical)
+      )
+      .gravityAlignment(
+        to: Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map { $0.groundTruth! }), up: -gravity
+      )
+      notes.append(
+        "planes and taps are scored through the alignment that keeps up (a turn about it and a translation)")
     }
     if isMono, let scale = sessionToTruth?.scale {
       notes.append(
