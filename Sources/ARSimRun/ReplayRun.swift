@@ -11,6 +11,8 @@ public final class ReplayRun {
     public var state: ARCamera.TrackingState
     /// What carried the pose (nil when the session did not say).
     package var poseSource: PoseSource?
+    /// Whether the tracker closed a loop with the frame.
+    public var closedLoop = false
     /// Whether the frame has a tracked pose (not initialising, not relocalising).
     public var isTracked: Bool
     /// Whether the frame has a pose worth recording (``FrameOutcome/hasPose``): tracked, or
@@ -87,6 +89,7 @@ public final class ReplayRun {
     sourceOptions.intrinsicsOverride = options.intrinsics
     let configuration = ARWorldTrackingConfiguration()
     if let scale = options.monocularScale { configuration.tracking.monocularScale = scale }
+    configuration.tracking.loopClosure.enabled = options.closesLoops
     guard options.threads >= 1 else {
       throw UsageError("--threads must be at least 1, got \(options.threads)")
     }
@@ -174,6 +177,7 @@ public final class ReplayRun {
         waitSeconds: outcome.timings.read,
         timings: outcome.timings.tracking,
         planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)
+      record.closedLoop = frame.closedLoop
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
       if record.hasPose {

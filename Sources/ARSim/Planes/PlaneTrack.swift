@@ -19,6 +19,9 @@ struct PlaneTrack {
   let alignment: ARPlaneAnchor.Alignment
   /// The detector frame in which the plane was found.
   let createdFrame: Int32
+  /// The detector frame in which it was last reported changed (a loop closure moves it by the
+  /// correction of that frame's time).
+  var updatedFrame: Int32
   /// The anchor's origin in world coordinates, metres.
   private(set) var origin: SIMD3<Double>
   /// worldFromAnchor's rotation; columns are the anchor's axes in world coordinates.
@@ -61,6 +64,7 @@ struct PlaneTrack {
     self.identifier = identifier
     self.alignment = candidate.alignment
     self.createdFrame = frame
+    self.updatedFrame = frame
     self.cellSize = cellSize
     self.moments = PlaneMoments()
     self.plane = plane

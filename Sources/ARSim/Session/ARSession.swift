@@ -146,7 +146,7 @@ public final class ARSession: @unchecked Sendable {
   // MARK: Anchors
 
   /// Adds an app anchor; it keeps its world transform. The delegate hears `didAdd` with the next frame.
-  public func add(anchor: ARAnchor) { locked { book.add(anchor) } }
+  public func add(anchor: ARAnchor) { locked { book.add(anchor, at: lastTimestamp) } }
 
   /// Removes an anchor (the app's or a detected plane). The delegate hears `didRemove` with the next frame.
   public func remove(anchor: ARAnchor) {
@@ -169,7 +169,7 @@ public final class ARSession: @unchecked Sendable {
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
-  /// ``correctWorld(by:)`` moves planes and anchors with the world when tracking corrected it,
+  /// ``correctWorld(by:_:)`` moves planes and anchors with the world when tracking corrected it,
   /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
@@ -209,7 +209,7 @@ public final class ARSession: @unchecked Sendable {
       let tracked = track(recorded, info: info, configuration: configuration)
       timings.tracking = tracker?.timings ?? StageTimings()
       let start = ContinuousClock.now
-      var planeChanges = correctWorld(by: tracked.worldCorrection)
+      var planeChanges = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
       let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
       if let detected { planeChanges.append(detected) }
       if detected != nil || tracked.worldCorrection != nil { lap(&timings.planes, since: start) }
@@ -279,18 +279,11 @@ public final class ARSession: @unchecked Sendable {
     return tracker.track(recorded)
   }
 
-  /// The world correction stage: when the tracking stage moved the session world by a rigid
-  /// correction (``TrackedFrame/worldCorrection``, `newWorldFromOld`: a re-level as gravity is refined,
-  /// or a correction of the map), everything else that lives in the world follows it in this frame:
-  /// the plane detector's voxel map and anchors, and the app's anchors, each changed anchor reported in
-  /// this frame's `didUpdate`, as ARKit does when it refines its map. The tracker has applied the
-  /// correction to itself (its map lives in its own odometry frame; only the world's placement moved).
-  /// Returns the detected planes' updates.
-  private func correctWorld(by correction: RigidTransform?) -> PlaneAnchorChanges {
-    guard let correction else { return PlaneAnchorChanges() }
-    book.applyWorldCorrection(correction)
-    return planeDetector?.applyWorldCorrection(correction) ?? PlaneAnchorChanges()
-  }
+  /// The world correction stage (``WorldCorrectionStage``): planes and anchors follow the world when
+  /// tracking corrected it.
+  private func correctWorld(by correction: RigidTransform?, _ deformation: WorldDeformation?)
+    -> PlaneAnchorChanges
+  { WorldCorrectionStage.apply(correction, deformation, book: &book, detector: planeDetector) }
 
   /// The plane detection stage, or nil when it does not run for this frame (no plane detection
   /// configured, or tracking is not normal).
@@ -330,7 +323,8 @@ public final class ARSession: @unchecked Sendable {
       rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
-      poseSource: tracked.source, isViewMapped: tracked.isViewMapped,
+      poseSource: tracked.source, closedLoop: tracked.worldDeformation != nil,
+      isViewMapped: tracked.isViewMapped,
       estimatesLight: configuration.isLightEstimationEnabled,
       raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
     _currentFrame = frame

@@ -88,6 +88,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var rgbd = RGBD()
   /// Keyframes and relocalisation (RGB-D).
   public var relocalization = Relocalization()
+  /// Loop closure (RGB-D).
+  public var loopClosure = LoopClosure()
   /// Monocular initialisation.
   public var monoInitialization = MonoInitialization()
   /// The monocular map's local bundle adjustment.
