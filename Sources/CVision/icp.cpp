@@ -5,6 +5,8 @@
 // normal n (reference frame) maps to q = T p with normal m = R n and is paired with the current
 // point c at the pixel where q projects. The residual is r = m . (c - q) (equal to
 // n . (T^-1 c - p)), and its Jacobian with respect to xi = (omega, v) is J = [(m x c)^T, -m^T].
+// An optional prior holds R near the initial rotation R0 (a gyroscope's, say): it adds
+// lambda |log(R R0^T)|^2, lambda = rotation_prior_weight * sum(w), to the cost.
 //
 // Speed: depth maps are copied once into float buffers in which 0 marks an invalid pixel;
 // reference points and normals are computed once per level; the association loop handles four

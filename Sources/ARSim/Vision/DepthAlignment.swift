@@ -155,7 +155,8 @@ package enum DepthAlignment {
   ///     NaN, values <= 0 and values outside `minDepth...maxDepth` are ignored).
   ///   - current: the depth map to align, same size and camera as `reference`.
   ///   - intrinsics: the camera's pinhole intrinsics for these maps (pixels).
-  ///   - initial: a guess of current-from-reference; identity when nil.
+  ///   - initial: a guess of current-from-reference; identity when nil. Its rotation is also the
+  ///     prior's (`Parameters.rotationPriorWeight`).
   ///   - parameters: settings (see `Parameters` for the defaults).
   /// - Returns: current-from-reference (optical frames) and the quality figures of the fit.
   /// - Throws: `.invalidArgument` for maps of different or too small sizes (the coarsest level
