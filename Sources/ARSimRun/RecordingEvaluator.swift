@@ -61,8 +61,11 @@ public enum RecordingEvaluator {
       .gravityAlignment(
         to: Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map { $0.groundTruth! }), up: -gravity
       )
-      notes.append(
-        "planes and taps are scored through the alignment that keeps up (a turn about it and a translation)")
+      if referencePlanes != nil || taps != nil {
+        notes.append(
+          "planes and taps are scored through the alignment that keeps up (a turn about it and a translation)"
+        )
+      }
     }
     if isMono, let scale = sessionToTruth?.scale {
       notes.append(

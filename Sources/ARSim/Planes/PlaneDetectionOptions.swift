@@ -109,14 +109,15 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// The largest angle between two planes' normals for them to be one surface, degrees.
   public var mergeAngleDegrees: Double = 5
   /// The largest distance between two planes (each one's centroid from the other) for them to be one
-  /// surface, metres. Default 0.03.
-  public var mergeDistance: Double = 0.03
+  /// surface, metres: less than the step of a door proud of its wall (a few centimetres), more than the
+  /// noise of a fragment's centroid. Default 0.015.
+  public var mergeDistance: Double = 0.015
   /// How much rougher than the rougher of two touching planes their union may be (the root-mean-square
   /// distance of all their points from one free least-squares plane) for them to be one surface even
   /// when their centroids are farther apart than ``mergeDistance``, metres. This joins the parallel bands
   /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
-  /// Default 0.01.
-  public var mergeRoughening: Double = 0.01
+  /// Default 0.005.
+  public var mergeRoughening: Double = 0.005
   /// How close in height two floors (both classified `.floor`) must be to be one floor however far
   /// apart their supports are (furniture hides the floor between them), metres.
   public var floorMergeDistance: Double = 0.01

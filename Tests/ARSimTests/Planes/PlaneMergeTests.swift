@@ -65,6 +65,30 @@ struct PlaneMergeTests {
     #expect(banded.anchors.filter { $0.alignment == .vertical }.count > 1)
   }
 
+  @Test("A door 3 cm proud of its wall does not tilt the wall: the band that holds both settles on one")
+  func doorProudOfItsWall() throws {
+    let wallZ = -2.0
+    let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
+    let wall = [
+      Self.facing(z: wallZ, x: -2.5...(-0.2), y: 0...2.6),
+      Self.facing(z: wallZ, x: -0.2...0.7, y: 2.05...2.6),
+      Self.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6),
+    ]
+    // Off-centre, so that a fit between the two surfaces would turn about the vertical.
+    let door = Self.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    var scene = TestScene(rectangles: [floor] + wall + [door])
+    scene.spacing = 0.05
+    let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)
+    runFrames(detector, scene: scene, frames: 14, camera: Self.camera)
+    let verticals = detector.anchors.filter { $0.alignment == .vertical }
+    try #require(!verticals.isEmpty)
+    for anchor in verticals {
+      let normal = WorldPlaneFacts(anchor).normal
+      let degrees = acos(min(1, abs(normal.z))) * 180 / .pi
+      #expect(degrees < 0.3, "a vertical anchor is \(degrees)° off the wall's normal")
+    }
+  }
+
   @Test("A door and a window set 7 cm into a wall are anchors of their own, classified door and window")
   func doorAndWindow() throws {
     let wallZ = -2.0
