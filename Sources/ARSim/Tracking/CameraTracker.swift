@@ -32,6 +32,9 @@ package struct TrackedFrame: Sendable {
   /// When this frame re-levelled the world (gravity refined): the new session world from the
   /// previous one, a rotation about the origin; anchors' transforms move by it. Nil otherwise.
   package var worldCorrection: RigidTransform? = nil
+  /// The frame's depth as tracking read it, at its own resolution: pixels below
+  /// ``TrackerOptions/minDepthConfidence`` masked (NaN). Plane detection reads the same map.
+  package var depth: DepthImage? = nil
 
   /// Whether the frame has a tracked pose: `normal`, or limited by features or motion (not
   /// initialising, not relocalising).
@@ -108,9 +111,11 @@ package final class CameraTracker {
     // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
     // odometry reads no image.
     let gray = frame.image?.gray ?? GrayImage(width: 0, height: 0, pixels: [])
-    var depth = frame.depth(minConfidence: options.minDepthConfidence)
-    if options.mode != .depth, let map = depth {
-      depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
+    let masked = frame.depth(minConfidence: options.minDepthConfidence)
+    let depth = masked.map {
+      FrameDepth(
+        map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
+        imageIntrinsics: info.intrinsics)
     }
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     let level = leveller.update(
@@ -136,7 +141,7 @@ package final class CameraTracker {
       }
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
-      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: level.correction)
+      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: level.correction, depth: masked)
   }
 
   /// ARKit's state for an odometry quality.

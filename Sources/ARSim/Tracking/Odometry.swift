@@ -44,8 +44,9 @@ package struct OdometryResult: Sendable {
 protocol Odometry: AnyObject {
   /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
   var timings: StageTimings { get }
-  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
-  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
+  /// Tracks one frame. `depth` is the registered z-depth (metres, NaN where unknown or of low
+  /// confidence) at its own resolution, when recorded.
+  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
 }
