@@ -61,21 +61,24 @@ public struct CameraIntrinsics: Codable, Sendable, Hashable {
       && pixel.y <= Double(height) - 0.5
   }
 
-  /// These intrinsics for the same camera imaged at `width` x `height` pixels (a depth map at its own
-  /// resolution, a resized image): focal lengths and principal point scaled by the size ratios per
-  /// axis. Unchanged when the size is the same or this size is unknown (0).
+  /// These intrinsics for the same camera, the same field of view, sampled at `width` x `height`
+  /// pixels (a phone's depth map under its colour image, a resized image). Image corners stay
+  /// corners: with `s = width / self.width`, pixel centre `u` of this image lies at `(u + 0.5)·s − 0.5`
+  /// in the new one, so `fx' = fx·s` and `cx' = (cx + 0.5)·s − 0.5` (likewise in y with the height
+  /// ratio). The same size returns these intrinsics exactly; when this size is unknown (0) nothing is
+  /// scaled and only the new size is filled in.
   public func scaled(toWidth width: Int, height: Int) -> CameraIntrinsics {
-    guard self.width > 0, self.height > 0, width != self.width || height != self.height else {
-      var same = self
-      if self.width <= 0 || self.height <= 0 {
-        same.width = width
-        same.height = height
-      }
-      return same
+    guard self.width > 0, self.height > 0 else {
+      var sized = self
+      sized.width = width
+      sized.height = height
+      return sized
     }
-    let scaleX = Double(width) / Double(self.width)
-    let scaleY = Double(height) / Double(self.height)
+    guard width != self.width || height != self.height else { return self }
+    let sx = Double(width) / Double(self.width)
+    let sy = Double(height) / Double(self.height)
     return CameraIntrinsics(
-      fx: fx * scaleX, fy: fy * scaleY, cx: cx * scaleX, cy: cy * scaleY, width: width, height: height)
+      fx: fx * sx, fy: fy * sy, cx: (cx + 0.5) * sx - 0.5, cy: (cy + 0.5) * sy - 0.5, width: width,
+      height: height)
   }
 }

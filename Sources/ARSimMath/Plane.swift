@@ -162,6 +162,22 @@ public struct PlaneMoments: Sendable, Hashable, Codable {
     return (Plane(point: mean, normal: normal), Swift.max(values.x, 0))
   }
 
+  /// The moments of the same points moved by `transform` (`aFromB` for points in frame B): exact up to
+  /// rounding, `Σ (Rx + t)(Rx + t)ᵀ = R (Σ x xᵀ) Rᵀ + R(Σ x) tᵀ + t (R Σ x)ᵀ + n t tᵀ`.
+  public func transformed(by transform: RigidTransform) -> PlaneMoments {
+    let r = simd_double3x3(transform.rotation)
+    let t = transform.translation
+    let rotatedSum = r * sum
+    let n = Double(count)
+    var result = self
+    result.sum = rotatedSum + n * t
+    let rotated = r * sumOfOuterProducts * r.transpose
+    let cross = simd_double3x3(rotatedSum * t.x, rotatedSum * t.y, rotatedSum * t.z)
+    let translation = simd_double3x3(t * (n * t.x), t * (n * t.y), t * (n * t.z))
+    result.sumOfOuterProducts = rotated + cross + cross.transpose + translation
+    return result
+  }
+
   /// The moments of the union of two disjoint point sets.
   public static func + (lhs: PlaneMoments, rhs: PlaneMoments) -> PlaneMoments {
     var result = lhs

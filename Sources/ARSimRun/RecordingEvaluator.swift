@@ -44,9 +44,18 @@ public enum RecordingEvaluator {
     var notes: [String] = []
     var planes: PlaneEvaluation?
     var raycasts: RaycastEvaluation?
-    let sessionToTruth = tracking.alignment
+    var sessionToTruth = tracking.alignment
     if sessionToTruth == nil {
       notes.append("no ground-truth trajectory over 3 or more tracked frames: nothing is aligned or scored")
+    } else if !isMono, let gravity = run.info.groundTruthGravity,
+      let source = run.session.gravitySource, source != .assumedUpright
+    {
+      // Both worlds are gravity-aligned: anchors and hits keep both worlds' up (a yaw and translation
+      // fit), so plane normals include the gravity error and not a tilt the free fit adds.
+      let pairs = evaluated.filter { $0.isTracked && $0.groundTruth != nil }
+      sessionToTruth = try Similarity.yawAligned(
+        from: pairs.map(\.estimate.translation), to: pairs.map { $0.groundTruth!.translation },
+        sourceUp: SIMD3(0, 1, 0), targetUp: -gravity)
     }
     if isMono, let scale = sessionToTruth?.scale {
       notes.append(

@@ -108,16 +108,7 @@ extension SceneRenderer {
   /// without a phone profile (depth is then registered at the image's size).
   public var phoneDepthCamera: CameraIntrinsics? {
     guard let phone = scene.sensors.phone else { return nil }
-    // Image corners stay corners (as ``SyntheticScene/scaled(by:)``): depth pixel centre x sees the
-    // ray of image point (x + 0.5)·W/w − 0.5. (ARSimMath's `scaled(toWidth:height:)` scales cx itself.)
-    let camera = scene.camera
-    let (rx, ry) = (
-      Double(phone.depthWidth) / Double(camera.width), Double(phone.depthHeight) / Double(camera.height)
-    )
-    return CameraIntrinsics(
-      fx: camera.fx * rx, fy: camera.fy * ry, cx: (camera.cx + 0.5) * rx - 0.5,
-      cy: (camera.cy + 0.5) * ry - 0.5,
-      width: phone.depthWidth, height: phone.depthHeight)
+    return scene.camera.scaled(toWidth: phone.depthWidth, height: phone.depthHeight)
   }
 
   /// The phone's depth map and confidence for frame `index` at time `t` from pose `pose`

@@ -431,11 +431,7 @@ extension SyntheticScene {
     var copy = self
     let width = max(1, Int((Double(camera.width) * factor).rounded()))
     let height = max(1, Int((Double(camera.height) * factor).rounded()))
-    let (rx, ry) = (Double(width) / Double(camera.width), Double(height) / Double(camera.height))
-    copy.camera = CameraIntrinsics(
-      fx: camera.fx * rx, fy: camera.fy * ry, cx: (camera.cx + 0.5) * rx - 0.5,
-      cy: (camera.cy + 0.5) * ry - 0.5,
-      width: width, height: height)
+    copy.camera = camera.scaled(toWidth: width, height: height)
     return copy
   }
 }

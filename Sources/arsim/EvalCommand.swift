@@ -28,8 +28,10 @@ enum EvalCommand {
       raycasts  (taps.txt) each tap cast at the frame nearest in time (--target, --alignment):
                 hit rate over taps whose true point lies on a detected plane, and over all taps;
                 error of the nearest hit in the ground-truth world, camera-relative, along the ray
-    Anchors and hits are mapped into the ground-truth world by the trajectory alignment. With
-    several recordings a batch table follows (mean, median, worst per metric). Tables go to
+    Anchors and hits are mapped into the ground-truth world by the trajectory alignment; when both
+    worlds are gravity-aligned (gravity from the accelerometer or ground truth, not monocular) by a
+    yaw-and-translation fit of the positions, which keeps both worlds' up (so plane normals carry
+    the gravity error, not the tilt of a free fit). With several recordings a batch table follows (mean, median, worst per metric). Tables go to
     stdout, progress to stderr; --json and --markdown are written atomically.
 
     Sharded (a cluster array job; Tools/cluster): --shard K/N evaluates part K of N of the

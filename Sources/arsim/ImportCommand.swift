@@ -90,8 +90,11 @@ enum ImportCommand {
       guard frame.groundTruth != nil || !info.hasGroundTruth else {
         throw RecordingError(file: info.path, "frame at \(frame.timestamp) s has no reference pose")
       }
+      // A file kept as recorded is copied: its colour need not be decoded.
       try writer.append(
-        timestamp: frame.timestamp, image: frame.image, depth: frame.depth, groundTruth: frame.groundTruth,
+        timestamp: frame.timestamp, image: frame.encodedImage == nil ? frame.capturedImage : frame.image,
+        depth: frame.depth,
+        groundTruth: frame.groundTruth,
         confidence: frame.confidence, encodedImage: frame.encodedImage,
         encodedDepthMillimetres: frame.encodedDepthMillimetres, encodedConfidence: frame.encodedConfidence)
       count += 1

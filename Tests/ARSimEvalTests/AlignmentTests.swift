@@ -148,4 +148,30 @@ import Testing
     let still = Trajectory(poses: Array(repeating: RigidTransform.identity, count: 5))
     #expect(throws: EvaluationError.self) { try still.alignment(to: still, withScale: true) }
   }
+
+  @Test("The yaw-and-translation fit recovers a turn about the vertical and keeps both worlds' up")
+  func yawAlignmentKeepsUp() throws {
+    var random = SplitMix64(seed: 21)
+    let source = (0..<60).map { _ in
+      SIMD3(random.uniform(-2, 2), random.uniform(-0.2, 0.2), random.uniform(-3, 1))
+    }
+    // The target world's up is tilted (gravity along another axis); the truth is a turn of 0.9 rad
+    // about it after taking up onto up, and a shift.
+    let targetUp = simd_normalize(SIMD3(0.1, 1, -0.2))
+    let truth =
+      simd_quatd(angle: 0.9, axis: targetUp) * simd_quatd(from: SIMD3(0, 1, 0), to: targetUp)
+    let shift = SIMD3(0.4, -1.2, 2.0)
+    // Position noise that a free fit would answer with a tilt: a ramp along x in the vertical.
+    let target = source.map { truth.act($0) + shift + 0.004 * $0.x * targetUp }
+    let fit = try Similarity.yawAligned(
+      from: source, to: target, sourceUp: SIMD3(0, 1, 0), targetUp: targetUp)
+    #expect(simd_length(fit.rotation.act(SIMD3(0, 1, 0)) - targetUp) < 1e-12, "up stays up")
+    #expect(abs(simd_dot(fit.rotation.vector, truth.vector)).magnitude > 1 - 1e-9)
+    let free = try Similarity.umeyama(from: source, to: target, withScale: false)
+    let freeTilt = acos(min(1, simd_dot(free.rotation.act(SIMD3(0, 1, 0)), targetUp)))
+    #expect(freeTilt * 180 / .pi > 0.1, "the free fit tilts by \(freeTilt * 180 / .pi) degrees")
+    #expect(throws: EvaluationError.self) {
+      try Similarity.yawAligned(from: source, to: target, sourceUp: .zero, targetUp: targetUp)
+    }
+  }
 }

@@ -143,4 +143,25 @@ import Testing
     let (values, _) = symmetricEigenDecomposition(simd_double3x3(diagonal: SIMD3(5, 5, 1)))
     #expect(values == SIMD3(1, 5, 5))
   }
+
+  @Test("Moments moved by a rigid transform are the moments of the moved points")
+  func momentsTransformed() throws {
+    var random = SplitMix64(seed: 3)
+    let points = (0..<200).map { _ in
+      SIMD3(random.uniform(-2, 2), random.uniform(0, 0.01), random.uniform(-3, 0))
+    }
+    let transform = RigidTransform(
+      rotation: simd_quatd(angle: 0.7, axis: simd_normalize(SIMD3(1, 2, -0.5))),
+      translation: SIMD3(0.3, -1, 2))
+    let moved = PlaneMoments(points: points).transformed(by: transform)
+    let direct = PlaneMoments(points: points.map { transform.apply(to: $0) })
+    #expect(moved.count == direct.count)
+    #expect(simd_length(moved.sum - direct.sum) < 1e-9)
+    let (a, b) = (try #require(moved.covariance), try #require(direct.covariance))
+    for (x, y) in [(a.columns.0, b.columns.0), (a.columns.1, b.columns.1), (a.columns.2, b.columns.2)] {
+      #expect(simd_length(x - y) < 1e-9)
+    }
+    let (p, q) = (try #require(moved.plane), try #require(direct.plane))
+    #expect(p.angle(to: q) < 1e-9 || abs(p.angle(to: q) - .pi) < 1e-9)
+  }
 }

@@ -179,7 +179,7 @@ private struct PLY {
     let u = Int((k.fx * centre.x / centre.z + k.cx).rounded())
     let v = Int((k.fy * centre.y / centre.z + k.cy).rounded())
     #expect((40..<280).contains(u) && (40..<200).contains(v), "table centre at \(u), \(v)")
-    guard case .rgb(let original) = recorded.image else {
+    guard case .rgb(let original) = recorded.capturedImage else {
       Issue.record("the recording's image is not colour")
       return
     }

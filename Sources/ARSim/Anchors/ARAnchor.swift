@@ -46,8 +46,27 @@ open class ARAnchor: @unchecked Sendable, CustomStringConvertible {
   public required init(anchor: ARAnchor) {
     identifier = anchor.identifier
     name = anchor.name
-    transform = anchor.transform
+    let relocation = Self.relocation
+    transform = relocation?.identifier == anchor.identifier ? relocation!.transform : anchor.transform
     sessionIdentifier = anchor.sessionIdentifier
+  }
+
+  /// A transform that ``init(anchor:)`` gives the copy of the anchor with this identifier instead of
+  /// the original's (set only around ``moved(by:)``'s copy).
+  private struct Relocation: Sendable {
+    var identifier: UUID
+    var transform: simd_float4x4
+  }
+  @TaskLocal private static var relocation: Relocation?
+
+  /// A copy (through ``init(anchor:)``, so a subclass keeps its own data) with the same identifier,
+  /// moved by a rigid correction of the world (`newWorldFromOld`): the same place in the corrected
+  /// world. The product is formed in double precision and rounded once.
+  package func moved(by correction: RigidTransform) -> ARAnchor {
+    let moved = simd_float4x4(correction.matrix * simd_double4x4(transform))
+    return Self.$relocation.withValue(Relocation(identifier: identifier, transform: moved)) {
+      type(of: self).init(anchor: self)
+    }
   }
 
   /// An anchor with every property given: ARSim's designated initializer, for anchors the session

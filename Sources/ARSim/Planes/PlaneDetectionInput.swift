@@ -94,4 +94,21 @@ package struct PlaneAnchorChanges: Sendable {
 
   /// Whether nothing changed.
   package var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
+
+  /// These changes followed by `later` ones of the same detector in the same frame (a world correction,
+  /// then detection), as one frame's changes: an anchor updated by both is reported once, as `later`
+  /// made it, in its first place; one that `later` removes is not reported updated.
+  package mutating func append(_ later: PlaneAnchorChanges) {
+    let gone = Set(later.removed.map(\.anchor.identifier))
+    updated.removeAll { gone.contains($0.identifier) }
+    for anchor in later.updated {
+      if let i = updated.firstIndex(where: { $0.identifier == anchor.identifier }) {
+        updated[i] = anchor
+      } else {
+        updated.append(anchor)
+      }
+    }
+    added += later.added
+    removed += later.removed
+  }
 }

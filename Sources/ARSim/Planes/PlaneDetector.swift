@@ -53,8 +53,9 @@ package final class PlaneDetector {
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
   private var frame: Int32 = 0
-  private var cameraHeightSum = 0.0
-  private var cameraHeightCount = 0
+  /// The sum of the cameras' positions (world) and their number, for the mean camera height.
+  private var cameraPositionSum = SIMD3<Double>.zero
+  private var cameraPositionCount = 0
   private var pendingNewPoints = 0
   /// The timestamp of the frame in which RANSAC last ran once a plane existed, seconds (−∞: never).
   private var lastDetection = -Double.infinity
@@ -104,14 +105,14 @@ package final class PlaneDetector {
     let camera = input.worldFromCamera.translation
     let viewpoint = finite(camera)
     if let viewpoint {
-      cameraHeightSum += viewpoint.y
-      cameraHeightCount += 1
+      cameraPositionSum += viewpoint
+      cameraPositionCount += 1
     }
     var changes = PlaneAnchorChanges()
     statistics = PlaneDetectorStatistics()
     defer { statistics.mapVoxels = map.count }
     guard !options.alignments.intersection([.horizontal, .vertical]).isEmpty else { return changes }
-    let cameraHeight = cameraHeightCount > 0 ? cameraHeightSum / Double(cameraHeightCount) : 0
+    let cameraHeight = cameraPositionCount > 0 ? cameraPositionSum.y / Double(cameraPositionCount) : 0
 
     ingest(input)
     statistics.touchedVoxels = touched.count
@@ -134,17 +135,7 @@ package final class PlaneDetector {
         changes.removed.append(RemovedPlaneAnchor(anchor: anchor, absorbedBy: tracks[absorber].identifier))
       }
     }
-    for t in tracks.indices where tracks[t].alive && tracks[t].dirty {
-      let anchor = tracks[t].makeAnchor(
-        maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
-      if let previous = tracks[t].reported {
-        if !Self.isSame(anchor, previous) { changes.updated.append(anchor) }
-      } else {
-        changes.added.append(anchor)
-      }
-      tracks[t].reported = anchor
-      tracks[t].dirty = false
-    }
+    for t in tracks.indices where tracks[t].alive && tracks[t].dirty { report(t, into: &changes) }
 
     if frame % 8 == 0 || map.count > options.maximumVoxelCount {
       map.evict(
@@ -153,6 +144,36 @@ package final class PlaneDetector {
         capacity: options.maximumVoxelCount)
     }
     return changes
+  }
+
+  /// Moves everything the detector holds in world coordinates by a rigid correction of the world
+  /// (`newWorldFromOld`; see `ARSession`'s world correction stage): the voxel map (re-keyed), every
+  /// live anchor's support, plane and frame (``PlaneTrack/applyWorldCorrection(_:)``), the mean camera
+  /// position. Returns the anchors as they are now in the corrected world, those that changed, as
+  /// updates (in the order they were detected). Linear in the voxels and the anchors' cells.
+  package func applyWorldCorrection(_ correction: RigidTransform) -> PlaneAnchorChanges {
+    map.applyWorldCorrection(correction)
+    cameraPositionSum =
+      correction.rotation.act(cameraPositionSum) + Double(cameraPositionCount) * correction.translation
+    var changes = PlaneAnchorChanges()
+    for t in tracks.indices where tracks[t].alive {
+      tracks[t].applyWorldCorrection(correction)
+      report(t, into: &changes)
+    }
+    return changes
+  }
+
+  /// Reports track `t` (live): added when it is new, updated when it differs from its last report.
+  private func report(_ t: Int, into changes: inout PlaneAnchorChanges) {
+    let anchor = tracks[t].makeAnchor(
+      maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
+    if let previous = tracks[t].reported {
+      if !Self.isSame(anchor, previous) { changes.updated.append(anchor) }
+    } else {
+      changes.added.append(anchor)
+    }
+    tracks[t].reported = anchor
+    tracks[t].dirty = false
   }
 
   // MARK: Steps
@@ -366,7 +387,7 @@ package final class PlaneDetector {
 
   /// Whether two reports of one anchor show the same plane (so no update is due).
   private static func isSame(_ a: ARPlaneAnchor, _ b: ARPlaneAnchor) -> Bool {
-    a.center == b.center && a.classification == b.classification
+    a.transform == b.transform && a.center == b.center && a.classification == b.classification
       && a.planeExtent.width == b.planeExtent.width && a.planeExtent.height == b.planeExtent.height
       && a.planeExtent.rotationOnYAxis == b.planeExtent.rotationOnYAxis
       && a.geometry.boundaryVertices == b.geometry.boundaryVertices

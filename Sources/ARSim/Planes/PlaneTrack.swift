@@ -20,13 +20,13 @@ struct PlaneTrack {
   /// The detector frame in which the plane was found.
   let createdFrame: Int32
   /// The anchor's origin in world coordinates, metres.
-  let origin: SIMD3<Double>
+  private(set) var origin: SIMD3<Double>
   /// worldFromAnchor's rotation; columns are the anchor's axes in world coordinates.
-  let rotation: simd_double3x3
+  private(set) var rotation: simd_double3x3
   /// anchorFromWorld's rotation.
-  let inverseRotation: simd_double3x3
+  private(set) var inverseRotation: simd_double3x3
   /// The anchor's transform as ARKit reports it (anchor to world).
-  let transform: simd_float4x4
+  private(set) var transform: simd_float4x4
   /// The grid cell size in anchor space, metres.
   let cellSize: Double
 
@@ -80,15 +80,68 @@ struct PlaneTrack {
     case .vertical:
       x = e1
     }
-    let z = simd_cross(x, y)
     origin = e1 * centre.x + e2 * centre.y + y * planeShift
-    rotation = simd_double3x3(x, y, z)
-    inverseRotation = rotation.transpose
-    transform = simd_float4x4(
-      SIMD4<Float>(SIMD4(x, 0)), SIMD4<Float>(SIMD4(y, 0)), SIMD4<Float>(SIMD4(z, 0)),
-      SIMD4<Float>(SIMD4(origin, 1)))
+    (rotation, inverseRotation, transform) = Self.frame(x: x, y: y, origin: origin)
     hull = []
     add(points: candidate.positions, cameraHeight: cameraHeight, viewpoint: viewpoint)
+  }
+
+  /// The anchor frame with axes `x`, `y` (unit, orthogonal) and `z = x × y` at `origin` (world).
+  private static func frame(x: SIMD3<Double>, y: SIMD3<Double>, origin: SIMD3<Double>) -> (
+    simd_double3x3, simd_double3x3, simd_float4x4
+  ) {
+    let z = simd_cross(x, y)
+    let rotation = simd_double3x3(x, y, z)
+    let transform = simd_float4x4(
+      SIMD4<Float>(SIMD4(x, 0)), SIMD4<Float>(SIMD4(y, 0)), SIMD4<Float>(SIMD4(z, 0)),
+      SIMD4<Float>(SIMD4(origin, 1)))
+    return (rotation, rotation.transpose, transform)
+  }
+
+  /// Moves the track with a rigid correction of the world (`newWorldFromOld`: a re-level, or a map
+  /// correction): the physical surface stays, its coordinates change. The moments move exactly and the
+  /// plane is refitted against the new gravity; the anchor frame moves with the world and is then
+  /// levelled again (a horizontal anchor's y axis up with its x axis kept as close as possible, a
+  /// vertical anchor's y axis and x axis made horizontal), so its transform changes (rigidly, for a
+  /// turn about the vertical and a translation); the hull and the occupied cells
+  /// move into the new anchor frame (for a correction of a fraction of a degree the cells map one to
+  /// one).
+  mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    let old = self
+    let r = simd_double3x3(correction.rotation)
+    moments = moments.transformed(by: correction)
+    plane = plane.transformed(by: correction)
+    rotation = r * old.rotation
+    refit()
+    let up = GravityAlignedPlane.up
+    var x: SIMD3<Double>
+    var y: SIMD3<Double>
+    switch alignment {
+    case .horizontal:
+      y = plane.normal
+      let moved = rotation.columns.0
+      x = moved - simd_dot(moved, y) * y
+      x =
+        simd_length(x) > 1e-9
+        ? simd_normalize(x) : GravityAlignedPlane.axes(normal: y, alignment: .horizontal).0
+    case .vertical:
+      // The moved y axis made horizontal again (it may differ from the refined normal, as before).
+      let moved = rotation.columns.1
+      y = moved - simd_dot(moved, up) * up
+      y = simd_length(y) > 1e-9 ? simd_normalize(y) : plane.normal
+      x = GravityAlignedPlane.axes(normal: y, alignment: .vertical).0
+    }
+    origin = correction.apply(to: old.origin)
+    (rotation, inverseRotation, transform) = Self.frame(x: x, y: y, origin: origin)
+    let levelled = self
+    let moved = { (p: SIMD2<Double>) in levelled.anchor2D(correction.apply(to: old.world(anchor2D: p))) }
+    hull = Polygon2D.convexHull(old.hull.map(moved))
+    cells = Set(
+      old.cellCentres2D.map { centre in
+        let (cx, cy) = levelled.cell(moved(centre))
+        return PlaneCells.key(cx, cy)
+      })
+    dirty = true
   }
 
   // MARK: Frames
@@ -147,11 +200,14 @@ struct PlaneTrack {
   }
 
   /// The world centres of the occupied cells, in no particular order.
-  private var cellCentres: [SIMD3<Double>] {
+  private var cellCentres: [SIMD3<Double>] { cellCentres2D.map { world(anchor2D: $0) } }
+
+  /// The anchor 2-D centres of the occupied cells, in no particular order.
+  private var cellCentres2D: [SIMD2<Double>] {
     cells.map { key in
       let cx = Double(key >> 32)
       let cy = Double(Int32(truncatingIfNeeded: key))
-      return world(anchor2D: SIMD2((cx + 0.5) * cellSize, (cy + 0.5) * cellSize))
+      return SIMD2((cx + 0.5) * cellSize, (cy + 0.5) * cellSize)
     }
   }
 

@@ -165,6 +165,49 @@ struct PlaneVoxelMap {
     for i in voxels.indices where voxels[i].track == from { voxels[i].track = to }
   }
 
+  /// Moves every voxel by a rigid correction of the world (`newWorldFromOld`) and re-keys it by its new
+  /// mean position, in slot order (deterministic). Two voxels that land in one voxel merge into the
+  /// lower slot: sums and weights add (the weight capped at ``weightCap`` as observing does), the
+  /// observations add, the latest frame stamps stay, a plane assignment wins over none (the lower slot's
+  /// over another's). A voxel moved out of the storable range is dropped. Linear in the voxels.
+  mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    var index = VoxelIndex()
+    for i in voxels.indices where voxels[i].track != -2 {
+      var voxel = voxels[i]
+      voxel.sum = correction.rotation.act(voxel.sum) + Double(voxel.weight) * correction.translation
+      guard let key = key(of: voxel.position) else {
+        voxels[i].track = -2
+        freeSlots.append(Int32(i))
+        count -= 1
+        continue
+      }
+      guard let kept = index.slot(of: key) else {
+        voxel.key = key
+        voxels[i] = voxel
+        index.insert(key, slot: Int32(i))
+        continue
+      }
+      let k = Int(kept)
+      voxels[k].sum += voxel.sum
+      voxels[k].weight += voxel.weight
+      if voxels[k].weight > Self.weightCap {
+        voxels[k].sum *= Double(Self.weightCap / voxels[k].weight)
+        voxels[k].weight = Self.weightCap
+      }
+      voxels[k].observations =
+        voxels[k].observations.addingReportingOverflow(voxel.observations).overflow
+        ? Int32.max : voxels[k].observations + voxel.observations
+      voxels[k].lastSeen = max(voxels[k].lastSeen, voxel.lastSeen)
+      voxels[k].touchStamp = max(voxels[k].touchStamp, voxel.touchStamp)
+      if voxels[k].track == -1 { voxels[k].track = voxel.track }
+      voxels[k].announced = voxels[k].announced || voxel.announced
+      voxels[i].track = -2
+      freeSlots.append(Int32(i))
+      count -= 1
+    }
+    slotOfKey = index
+  }
+
   /// Drops voxels that never became stable within `lifetime` frames, then, while more than `capacity`
   /// voxels remain, the least recently observed ones down to 90 % of `capacity` (among voxels last seen
   /// in the same frame, lower slots first). Linear time: a histogram of ages finds the cut-off.

@@ -242,6 +242,7 @@ public struct ARSimRecordingSource: FrameSource {
     lastTimestamp = timestamp
     let line = index.lineNumber
     var image: CapturedImage?
+    var color: DeferredColorImage?
     if fields[1] == "-", !info.hasImages {
       image = nil
     } else if fields[1] == "-" {
@@ -255,7 +256,7 @@ public struct ARSimRecordingSource: FrameSource {
       }
       image = frame
     } else {
-      image = try FrameFiles.image(
+      (image, color) = try FrameFiles.image(
         FrameFiles.resolve(fields[1], in: info.path), color: options.decodeColor,
         intrinsics: info.intrinsics, listedIn: index.path, line: line)
     }
@@ -273,10 +274,11 @@ public struct ARSimRecordingSource: FrameSource {
         ).map
       }
     }
-    let frame = RecordedFrame(
+    var frame = RecordedFrame(
       index: nextIndex, timestamp: timestamp, image: image, depth: depth,
       imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp),
       confidence: confidence)
+    frame.deferredColor = color
     nextIndex += 1
     return frame
   }

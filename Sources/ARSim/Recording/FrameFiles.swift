@@ -20,14 +20,25 @@ enum FrameFiles {
     return data
   }
 
-  /// Decodes an image file (PNG or JPEG) and checks its size against the intrinsics.
+  /// Decodes an image file (PNG or JPEG) as grey and checks its size against the intrinsics;
+  /// with `color`, also returns its colour, decoded when first read.
   static func image(
     _ path: String, color: Bool, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
-  ) throws(RecordingError) -> CapturedImage {
+  ) throws(RecordingError) -> (image: CapturedImage, color: DeferredColorImage?) {
     let data = try bytes(path, listedIn: index, line: line)
-    let image: CapturedImage
+    return (
+      try grayImage(data, path: path, intrinsics: intrinsics),
+      color ? DeferredColorImage(path: path, bytes: data) : nil
+    )
+  }
+
+  /// Decodes an image file's bytes as grey and checks the size against the intrinsics.
+  static func grayImage(_ data: [UInt8], path: String, intrinsics: CameraIntrinsics) throws(RecordingError)
+    -> CapturedImage
+  {
+    let image: GrayImage
     do {
-      image = color ? .rgb(try ImageCodec.decodeRGB(data)) : .gray(try ImageCodec.decodeGray(data))
+      image = try ImageCodec.decodeGray(data)
     } catch {
       throw RecordingError(file: path, error.message)
     }
@@ -37,7 +48,7 @@ enum FrameFiles {
         "image is \(image.width)x\(image.height) but the intrinsics are for \(intrinsics.width)x\(intrinsics.height)"
       )
     }
-    return image
+    return .gray(image)
   }
 
   /// Decodes a 16-bit depth PNG (or a float EXR in metres) into metres (`metresPerUnit` per stored unit; 0 means unknown and

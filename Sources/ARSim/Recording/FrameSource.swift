@@ -16,7 +16,8 @@ public struct IMUSample: Sendable, Equatable {
   }
 }
 
-/// A captured image: grey for tracking, colour when the reader was asked for it.
+/// A captured image: grey for tracking, colour when the reader was asked for it (see
+/// ``RecordedFrame/capturedImage``).
 public enum CapturedImage: Sendable, Equatable {
   case gray(GrayImage)
   case rgb(RGBImage)
@@ -69,6 +70,16 @@ public struct RecordedFrame: Sendable {
   public var encodedDepthMillimetres: [UInt8]?
   /// The confidence file as recorded (an 8-bit PNG of levels 0...2), under the same conditions.
   public var encodedConfidence: [UInt8]?
+  /// The colour of ``image``, decoded when first read, when the reader was asked for colour
+  /// (``FrameSourceOptions/decodeColor``) and the image is a file (``image`` is then its grey
+  /// version, which is what tracking reads); nil otherwise (videos decode colour as they are read).
+  public var deferredColor: DeferredColorImage?
+  /// The image as an app sees it: the colour of ``deferredColor`` (decoded on first read), else
+  /// ``image``.
+  public var capturedImage: CapturedImage? {
+    if let color = deferredColor?.image { return .rgb(color) }
+    return image
+  }
   /// The depth sensor's confidence per depth pixel (ARKit's `ARDepthData.confidenceMap`), same
   /// size as `depth`, when recorded.
   public var confidence: ConfidenceMap?
@@ -153,7 +164,10 @@ public enum ReferenceKind: String, Sendable, Codable, CaseIterable {
 
 /// Options shared by every reader.
 public struct FrameSourceOptions: Sendable, Codable, Equatable {
-  /// Decode colour images as RGB; otherwise frames carry grey images (cheaper). Default false.
+  /// Make colour available: image files are decoded grey for tracking and in colour only when
+  /// ``RecordedFrame/capturedImage`` (an app's `ARFrame.capturedImage`) is first read; video
+  /// frames are decoded in colour as they are read. Otherwise frames carry grey images only.
+  /// Default false.
   public var decodeColor: Bool = false
   /// Intrinsics to use instead of what the recording says (`--intrinsics`). Default nil.
   public var intrinsicsOverride: CameraIntrinsics? = nil

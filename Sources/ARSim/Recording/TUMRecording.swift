@@ -174,9 +174,10 @@ public struct TUMRecordingSource: FrameSource {
         FrameFiles.resolve(file, in: info.path), metresPerUnit: Self.depthScale, intrinsics: info.intrinsics,
         listedIn: info.path + "/depth.txt", line: line)
     }
-    let frame = RecordedFrame(
-      index: nextIndex, timestamp: timestamp, image: image, depth: depth,
+    var frame = RecordedFrame(
+      index: nextIndex, timestamp: timestamp, image: image.image, depth: depth,
       imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp))
+    frame.deferredColor = image.color
     nextIndex += 1
     return frame
   }

@@ -45,9 +45,14 @@ public final class ARFrame: Sendable {
   public let anchors: [ARAnchor]
   /// Tracked feature points in world coordinates, or nil before tracking starts.
   public let rawFeaturePoints: ARPointCloud?
-  /// The captured image (grey unless the replay decodes colour), in the sensor's orientation; nil
-  /// when the recording holds no images (replayed by depth-only tracking).
-  public let capturedImage: CapturedImage?
+  /// The captured image, in the sensor's orientation: colour when the replay makes colour
+  /// available (`FrameSourceOptions.decodeColor`; an image file is then decoded in colour on the
+  /// first read of this property, not before), else grey; nil when the recording holds no images
+  /// (replayed by depth-only tracking).
+  public var capturedImage: CapturedImage? {
+    if let color = deferredColor?.image { return .rgb(color) }
+    return image
+  }
   /// Depth registered to the image, when the recording has it.
   public let sceneDepth: ARDepthData?
   /// Index of the frame in the recording (ARSim's addition).
@@ -56,27 +61,37 @@ public final class ARFrame: Sendable {
   /// the replay's trajectory and evaluation).
   package let poseSource: PoseSource?
   /// The scene's light estimated from ``capturedImage`` (see ``ARLightEstimate``), or nil when the
-  /// configuration's `isLightEstimationEnabled` is off.
-  public let lightEstimate: ARLightEstimate?
+  /// configuration's `isLightEstimationEnabled` is off. Computed on first read.
+  public var lightEstimate: ARLightEstimate? { light?.value }
   /// How well the world around the camera is mapped (ARSim's simple rule, see
   /// ``mappingStatus(camera:featureCount:)``).
   public let worldMappingStatus: WorldMappingStatus
   /// The session's raycast against the world as it was at a frame, for ``hitTest(_:types:)``.
   let raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])?
+  /// The image as read (grey when `deferredColor` holds its colour).
+  private let image: CapturedImage?
+  private let deferredColor: DeferredColorImage?
+  private let light: LazyValue<ARLightEstimate?>?
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage?, sceneDepth: ARDepthData?, frameIndex: Int, poseSource: PoseSource? = nil,
-    estimatesLight: Bool = false, raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
+    capturedImage: CapturedImage?, deferredColor: DeferredColorImage? = nil, sceneDepth: ARDepthData?,
+    frameIndex: Int, poseSource: PoseSource? = nil, estimatesLight: Bool = false,
+    raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
   ) {
-    lightEstimate = estimatesLight ? capturedImage.flatMap { ARLightEstimate(image: $0) } : nil
+    light =
+      estimatesLight
+      ? LazyValue {
+        (deferredColor?.image.map(CapturedImage.rgb) ?? capturedImage).flatMap { ARLightEstimate(image: $0) }
+      } : nil
     worldMappingStatus = Self.mappingStatus(camera: camera, featureCount: rawFeaturePoints?.count ?? 0)
     self.raycaster = raycaster
     self.timestamp = timestamp
     self.camera = camera
     self.anchors = anchors
     self.rawFeaturePoints = rawFeaturePoints
-    self.capturedImage = capturedImage
+    image = capturedImage
+    self.deferredColor = deferredColor
     self.sceneDepth = sceneDepth
     self.frameIndex = frameIndex
     self.poseSource = poseSource

@@ -154,6 +154,7 @@ public final class ARSession: @unchecked Sendable {
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
+  /// ``correctWorld(by:)`` moves planes and anchors with the world when tracking corrected it,
   /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
@@ -166,9 +167,11 @@ public final class ARSession: @unchecked Sendable {
       let tracked = track(recorded, info: info, configuration: configuration)
       timings.tracking = tracker?.timings ?? StageTimings()
       let start = ContinuousClock.now
-      let planeChanges = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
-      if planeChanges != nil { lap(&timings.planes, since: start) }
-      let changes = book.apply(planeChanges ?? PlaneAnchorChanges())
+      var planeChanges = correctWorld(by: tracked.worldCorrection)
+      let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
+      if let detected { planeChanges.append(detected) }
+      if detected != nil || tracked.worldCorrection != nil { lap(&timings.planes, since: start) }
+      let changes = book.apply(planeChanges)
       return assemble(
         recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
         configuration: configuration, timings: timings)
@@ -203,6 +206,19 @@ public final class ARSession: @unchecked Sendable {
     return tracker.track(recorded)
   }
 
+  /// The world correction stage: when the tracking stage moved the session world by a rigid
+  /// correction (``TrackedFrame/worldCorrection``, `newWorldFromOld`: a re-level as gravity is refined,
+  /// or a correction of the map), everything else that lives in the world follows it in this frame:
+  /// the plane detector's voxel map and anchors, and the app's anchors, each changed anchor reported in
+  /// this frame's `didUpdate`, as ARKit does when it refines its map. The tracker has applied the
+  /// correction to itself (its map lives in its own odometry frame; only the world's placement moved).
+  /// Returns the detected planes' updates.
+  private func correctWorld(by correction: RigidTransform?) -> PlaneAnchorChanges {
+    guard let correction else { return PlaneAnchorChanges() }
+    book.applyWorldCorrection(correction)
+    return planeDetector?.applyWorldCorrection(correction) ?? PlaneAnchorChanges()
+  }
+
   /// The plane detection stage, or nil when it does not run for this frame (no plane detection
   /// configured, or tracking is not normal).
   private func detectPlanes(
@@ -235,7 +251,7 @@ public final class ARSession: @unchecked Sendable {
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
       anchors: book.anchors(planes: planeDetector?.anchors ?? []),
-      rawFeaturePoints: features, capturedImage: recorded.image,
+      rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
       poseSource: tracked.source, estimatesLight: configuration.isLightEstimationEnabled,

@@ -4,7 +4,7 @@ import Foundation
 package struct AnchorChanges: Sendable {
   /// Anchors new this frame: detected planes, then the app's added since the last frame.
   package var added: [ARAnchor] = []
-  /// Detected planes that changed this frame.
+  /// Detected planes that changed this frame, then the app's anchors a world correction moved.
   package var updated: [ARAnchor] = []
   /// Anchors gone this frame: detected planes (merged into another, or the app's removal), then the
   /// app's removed since the last frame.
@@ -24,6 +24,8 @@ package struct AnchorBook {
   package private(set) var userAnchors: [ARAnchor] = []
   private var pendingAdded: [ARAnchor] = []
   private var pendingRemoved: [ARAnchor] = []
+  /// App anchors a world correction moved, the delegate not told yet.
+  private var pendingUpdated: [ARAnchor] = []
   /// Detected planes the app removed.
   private var removedPlanes: Set<UUID> = []
   /// Removed plane identifier to the identifier of the plane that absorbed it.
@@ -56,6 +58,7 @@ package struct AnchorBook {
   package mutating func remove(_ anchor: ARAnchor, planes: [ARPlaneAnchor]) {
     if let index = userAnchors.firstIndex(where: { $0.identifier == anchor.identifier }) {
       let removed = userAnchors.remove(at: index)
+      pendingUpdated.removeAll { $0 === removed }
       if let pending = pendingAdded.firstIndex(where: { $0 === removed }) {
         pendingAdded.remove(at: pending)
       } else {
@@ -69,17 +72,38 @@ package struct AnchorBook {
     }
   }
 
+  /// Moves the app's anchors by a rigid correction of the world (`newWorldFromOld`): each is replaced
+  /// by a copy with the same identifier at the same place in the corrected world
+  /// (``ARAnchor/moved(by:)``), reported updated with the next frame (or added, when the delegate has
+  /// not heard of it yet), as ARKit updates anchors when it refines its map.
+  package mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    for i in userAnchors.indices {
+      let old = userAnchors[i]
+      let moved = old.moved(by: correction)
+      userAnchors[i] = moved
+      if let pending = pendingAdded.firstIndex(where: { $0 === old }) {
+        pendingAdded[pending] = moved
+      } else if let pending = pendingUpdated.firstIndex(where: { $0 === old }) {
+        pendingUpdated[pending] = moved
+      } else {
+        pendingUpdated.append(moved)
+      }
+    }
+  }
+
   /// Applies one frame's plane changes: records absorbers, drops the planes the app removed, and joins
-  /// the app's pending additions and removals, which are then delivered (cleared).
+  /// the app's pending additions, updates (by a world correction) and removals, which are then delivered
+  /// (cleared).
   package mutating func apply(_ changes: PlaneAnchorChanges) -> AnchorChanges {
     for removal in changes.removed {
       if let absorber = removal.absorbedBy { absorbers[removal.anchor.identifier] = absorber }
     }
     var result = AnchorChanges()
     result.added = visible(changes.added) + pendingAdded
-    result.updated = visible(changes.updated)
+    result.updated = visible(changes.updated) + pendingUpdated
     result.removed = visible(changes.removed.map(\.anchor)) + pendingRemoved
     pendingAdded.removeAll()
+    pendingUpdated.removeAll()
     pendingRemoved.removeAll()
     return result
   }
@@ -98,6 +122,7 @@ package struct AnchorBook {
     pendingRemoved += visible(planes) + announced
     userAnchors.removeAll()
     pendingAdded.removeAll()
+    pendingUpdated.removeAll()
     removedPlanes.removeAll()
   }
 }

@@ -29,8 +29,11 @@ package struct TrackedFrame: Sendable {
   package var inliers: Int
   /// Whether gravity had fixed the session world by this frame.
   package var isWorldFixed: Bool
-  /// When this frame re-levelled the world (gravity refined): the new session world from the
-  /// previous one, a rotation about the origin; anchors' transforms move by it. Nil otherwise.
+  /// When the session world moved by this frame (a re-level as gravity is refined: a rotation about
+  /// the origin; or a correction applied through ``CameraTracker/applyWorldCorrection(_:)``): the new
+  /// session world from the previous one (`newWorldFromOld`). The pose and feature points are in the
+  /// new world already; the session moves planes and anchors by it (its world correction stage). Nil
+  /// otherwise.
   package var worldCorrection: RigidTransform? = nil
   /// The frame's depth as tracking read it, at its own resolution: pixels below
   /// ``TrackerOptions/minDepthConfidence`` masked (NaN). Plane detection reads the same map.
@@ -73,6 +76,8 @@ package final class CameraTracker {
   /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
   /// normally since: frames are then `limited(.relocalizing)`.
   private var relocalizing = false
+  /// Corrections applied since the last frame (``applyWorldCorrection(_:)``), composed.
+  private var pendingCorrection: RigidTransform?
 
   /// A tracker for a recording; `options.mode` nil follows the recording (``TrackerOptions/Mode/following(_:)``).
   package init(info: RecordingInfo, options: TrackerOptions) {
@@ -100,6 +105,18 @@ package final class CameraTracker {
     odometry.cameraWasOff()
   }
 
+  /// Moves the session world by a rigid correction (`newWorldFromOld`, e.g. from a pose-graph
+  /// optimisation): the tracker's map lives in its odometry frame O and does not move, the world's
+  /// placement over it does. The next tracked frame carries the correction
+  /// (``TrackedFrame/worldCorrection``, composed with that frame's own re-level), so the session moves
+  /// planes and anchors by it in the same frame. Before the world is fixed it is ignored. It should keep
+  /// up up (a turn about the vertical and a translation): a tilt is undone by the next re-level.
+  package func applyWorldCorrection(_ correction: RigidTransform) {
+    guard leveller.worldFromO != nil else { return }
+    leveller.applyWorldCorrection(correction)
+    pendingCorrection = correction * (pendingCorrection ?? .identity)
+  }
+
   /// Where the last frame's tracking time went.
   package var timings: StageTimings { odometry.timings }
 
@@ -122,6 +139,9 @@ package final class CameraTracker {
       frame, oFromOptical: result.oFromOptical, measured: result.source != .prediction, info: info,
       options: options)
     let isWorldFixed = level.worldFromO != nil
+    // Applied before this frame's re-level, which was computed from the already corrected world.
+    let correction = pendingCorrection.map { (level.correction ?? .identity) * $0 } ?? level.correction
+    pendingCorrection = nil
     let quality = leveller.isSettled ? result.quality : .initializing
     var state = Self.trackingState(quality)
     if relocalizing {
@@ -141,7 +161,7 @@ package final class CameraTracker {
       }
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
-      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: level.correction, depth: masked)
+      inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction, depth: masked)
   }
 
   /// ARKit's state for an odometry quality.

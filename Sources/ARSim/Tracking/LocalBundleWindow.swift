@@ -86,10 +86,4 @@ struct LocalBundleWindow {
     }
     return keyframes[keyframes.count - 1].opticalFromO.inverse
   }
-
-  /// Moves the keyframes by `correction`, new O from old O (the map's frame itself corrected).
-  mutating func apply(correction: RigidTransform) {
-    let oldFromNew = correction.inverse
-    for k in keyframes.indices { keyframes[k].opticalFromO = keyframes[k].opticalFromO * oldFromNew }
-  }
 }

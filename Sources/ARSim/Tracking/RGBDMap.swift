@@ -67,12 +67,4 @@ struct RGBDMap {
       opticalFromO: oFromOptical.inverse, observations: observations, depths: depths, landmarks: &landmarks,
       retired: &retired)
   }
-
-  /// Moves the whole map (landmarks and keyframes) by `correction`, new O from old O: when the
-  /// odometry frame itself is corrected (a re-levelled world carried into O).
-  mutating func apply(correction: RigidTransform) {
-    landmarks = landmarks.mapValues { correction.apply(to: $0) }
-    retired = retired.mapValues { correction.apply(to: $0) }
-    window.apply(correction: correction)
-  }
 }

@@ -58,6 +58,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// known to within this many degrees (one standard deviation), or for at most 10 gravity windows.
   /// The world is fixed from then on. Default 1.
   public var gravitySettledDegrees: Double = 1
+  /// With an accelerometer, the world is re-levelled (rotated about the origin, planes and anchors
+  /// moved with it and reported in `didUpdate`) whenever the gravity estimate's direction has moved by
+  /// this many degrees since the last level, for the whole session. Default 0.05.
+  public var relevelDegrees: Double = 0.05
   /// Seconds without frames after which the session reports an interruption and the tracker
   /// relocalises. Default 1.
   public var interruptionThreshold: Double = 1

@@ -2,10 +2,12 @@ import ARSimMath
 
 /// Keeps the session world level for the whole session: fixes it from the first accelerometer
 /// samples, refines gravity from every sample after (``GravityEstimator``) and re-levels the world
-/// while the estimate still moves noticeably and the world is provisional; once settled it stays
-/// (re-levels that anchors and the plane map follow are not built yet). The origin stays the first camera; -z stays the first
-/// camera's forward direction projected onto the horizontal plane. Without an accelerometer the world
-/// is fixed once, from ground truth or the first camera assumed upright. Not thread-safe.
+/// whenever the estimate has moved by ``TrackerOptions/relevelDegrees`` since the last level (each
+/// re-level is a rotation about the origin that the session applies to planes and anchors too). The
+/// origin stays the first camera; -z stays the first camera's forward direction projected onto the
+/// horizontal plane. Without an accelerometer the world is fixed once, from ground truth or the first
+/// camera assumed upright. Corrections from elsewhere (``applyWorldCorrection(_:)``) compose with the
+/// levelling. Not thread-safe.
 struct WorldLeveller {
   /// What one frame did to the world.
   struct Update {
@@ -16,15 +18,15 @@ struct WorldLeveller {
     var correction: RigidTransform?
   }
 
-  /// Smallest change of the up direction that re-levels the world, degrees.
-  static let relevelDegrees = 0.05
-
   private(set) var estimator = GravityEstimator()
   /// Where gravity came from, once known.
   private(set) var source: GravitySource?
   /// Up in O, once known.
   private(set) var upInO: SIMD3<Double>?
   private(set) var worldFromO: RigidTransform?
+  /// The corrections applied from elsewhere (``applyWorldCorrection(_:)``), composed: the world is
+  /// `adjustment * level(up)`.
+  private var adjustment = RigidTransform.identity
   /// Whether the world is past its provisional start (``TrackerOptions/gravityWindow`` after the first
   /// frame and gravity known to ``TrackerOptions/gravitySettledDegrees``), or was fixed without an
   /// accelerometer. Stays true once true.
@@ -50,8 +52,7 @@ struct WorldLeveller {
       if length > 7, length < 12.5 {
         let up = -estimate.gravity / length
         if let old = upInO, let previous = worldFromO {
-          // Once settled the world stays: anchors and the plane map do not follow a re-level yet.
-          if !isSettled, angleDegrees(old, up) >= Self.relevelDegrees {
+          if angleDegrees(old, up) >= options.relevelDegrees {
             fix(up: up, source: .accelerometer)
             correction = worldFromO! * previous.inverse
           }
@@ -88,9 +89,18 @@ struct WorldLeveller {
     return length > 7 && length < 12.5 ? mean / length : nil
   }
 
+  /// Moves the world by a rigid correction (`newWorldFromOld`) from outside the levelling (a map
+  /// correction); ignored before the world is fixed. It should keep up up (a turn about the vertical and
+  /// a translation): a tilt would be undone by the next re-level.
+  mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    guard let world = worldFromO else { return }
+    adjustment = correction * adjustment
+    worldFromO = correction * world
+  }
+
   private mutating func fix(up: SIMD3<Double>, source: GravitySource) {
     upInO = simd_normalize(up)
-    worldFromO = CameraTracker.world(up: up)
+    worldFromO = adjustment * CameraTracker.world(up: up)
     self.source = source
   }
 

@@ -9,13 +9,20 @@ import Testing
     var options = FrameSourceOptions()
     options.decodeColor = true
     let frames = try RecordingFixtures.readAll(folder, options: options)
+    let grayOnly = try RecordingFixtures.readAll(folder, options: FrameSourceOptions())
     #expect(frames.count == 5)
     for (i, frame) in frames.enumerated() {
+      // Tracking reads the same grey image whether or not colour is asked for; the colour is
+      // decoded only when first read, and then exactly.
+      #expect(frame.image == grayOnly[i].image)
+      if case .rgb = frame.image { Issue.record("frame \(i) was decoded in colour before it was read") }
+      #expect(frame.deferredColor?.isDecoded == false)
       // PNG is lossless: the colour image comes back exactly (compared without printing pixels).
-      let exact = frame.image == .rgb(RecordingFixtures.image(frame: i))
+      let exact = frame.capturedImage == .rgb(RecordingFixtures.image(frame: i))
       #expect(frame.index == i)
       #expect(abs(frame.timestamp - (1.0 + Double(i) * 0.1)) < 1e-6)
       #expect(exact)
+      #expect(frame.deferredColor?.isDecoded == true)
       let depth = try #require(frame.depth)
       let expected = RecordingFixtures.depth(frame: i)
       #expect(depth.metres[0].isNaN)

@@ -94,4 +94,38 @@ struct AnchorBookTests {
     #expect(ids(applied.removed) == [a.identifier, cup.identifier])
     #expect(applied.added.isEmpty)
   }
+
+  @Test("A world correction moves the app's anchors: updated once, or still added when not yet announced")
+  func worldCorrectionMovesAppAnchors() throws {
+    var book = AnchorBook()
+    var start = matrix_identity_float4x4
+    start.columns.3 = SIMD4(1, 0, -2, 1)
+    let cup = ARAnchor(name: "cup", transform: start)
+    book.add(cup)
+    _ = book.apply(PlaneAnchorChanges())
+    let correction = RigidTransform(
+      rotation: simd_quatd(angle: .pi / 2, axis: SIMD3(0, 1, 0)), translation: SIMD3(0, 0.5, 0))
+    book.applyWorldCorrection(correction)
+    book.applyWorldCorrection(correction)
+    let plate = ARAnchor(name: "plate", transform: start)
+    book.add(plate)
+    book.applyWorldCorrection(correction)
+    let applied = book.apply(PlaneAnchorChanges())
+    #expect(ids(applied.updated) == [cup.identifier], "once, as last moved")
+    #expect(ids(applied.added) == [plate.identifier])
+    let moved = try #require(applied.updated.first)
+    #expect(moved.name == "cup")
+    // Three quarter turns about y, each with a lift of 0.5 m.
+    let p = moved.transform.columns.3
+    let expected = (correction * correction * correction).apply(to: SIMD3(1, 0, -2))
+    #expect(simd_length(SIMD3<Double>(Double(p.x), Double(p.y), Double(p.z)) - expected) < 1e-5)
+    #expect(book.userAnchors.map(\.transform) == [moved.transform, applied.added[0].transform])
+    #expect(book.apply(PlaneAnchorChanges()).updated.isEmpty)
+    // Removed after a correction: reported removed, not updated.
+    book.applyWorldCorrection(correction)
+    book.remove(moved, planes: [])
+    let removal = book.apply(PlaneAnchorChanges())
+    #expect(ids(removal.removed) == [cup.identifier])
+    #expect(ids(removal.updated) == [plate.identifier])
+  }
 }

@@ -81,4 +81,24 @@ private func render(kelvin: Double, brightness: Double, width: Int = 160, height
       if let estimate { #expect(estimate.ambientIntensity > 50 && estimate.ambientIntensity < 3000) }
     }
   }
+
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func colourIsDecodedOnlyWhenTheAppReadsIt() throws {
+    let session = ARSession()
+    session.run(ARWorldTrackingConfiguration())
+    var options = FrameSourceOptions()
+    options.decodeColor = true
+    let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"), options: options)
+    try replay.step(frames: 2)
+    let recorded = try #require(replay.lastFrame)
+    let color = try #require(recorded.deferredColor)
+    // Tracking, plane detection and the frame's making read only the grey image.
+    #expect(!color.isDecoded)
+    let frame = try #require(session.currentFrame)
+    guard case .rgb(let image) = frame.capturedImage else {
+      Issue.record("the app sees a grey image although colour was asked for")
+      return
+    }
+    #expect(color.isDecoded)
+    #expect(image.width == recorded.image?.width && image.height == recorded.image?.height)
+  }
 }

@@ -109,12 +109,12 @@ public struct ARKitScenesRecordingSource: FrameSource {
     let (stem, time) = frames[next]
     let listed = info.path + "/lowres_wide"
     let imagePath = info.path + "/lowres_wide/" + stem + ".png"
-    let image = try FrameFiles.image(
-      imagePath, color: options.decodeColor, intrinsics: info.intrinsics,
-      listedIn: listed, line: next + 1)
+    let imageBytes = try FrameFiles.bytes(imagePath, listedIn: listed, line: next + 1)
     var frame = RecordedFrame(
-      index: next, timestamp: time, image: image, depth: nil, imu: [], groundTruth: try pose(at: time),
-      confidence: nil)
+      index: next, timestamp: time,
+      image: try FrameFiles.grayImage(imageBytes, path: imagePath, intrinsics: info.intrinsics), depth: nil,
+      imu: [], groundTruth: try pose(at: time), confidence: nil)
+    if options.decodeColor { frame.deferredColor = DeferredColorImage(path: imagePath, bytes: imageBytes) }
     if options.loadDepth, info.hasDepth {
       try ImporterFiles.loadDepth(
         into: &frame, depth: info.path + "/lowres_depth/" + stem + ".png",
@@ -122,7 +122,7 @@ public struct ARKitScenesRecordingSource: FrameSource {
         keep: options.keepEncodedImages, listedIn: listed, line: next + 1)
     }
     if options.keepEncodedImages {
-      frame.encodedImage = (try FrameFiles.bytes(imagePath, listedIn: listed, line: next + 1), "png")
+      frame.encodedImage = (imageBytes, "png")
     }
     next += 1
     return frame

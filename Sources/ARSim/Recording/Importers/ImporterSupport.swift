@@ -1,18 +1,5 @@
 import Foundation
 
-extension CameraIntrinsics {
-  /// These intrinsics for the same field of view sampled at another resolution (a phone's depth
-  /// map under its colour image): image corners stay corners, so a pixel centre u maps to
-  /// (u + 0.5) * s - 0.5 with s = newWidth / width (and likewise in y).
-  public func scaled(toWidth newWidth: Int, height newHeight: Int) -> CameraIntrinsics {
-    let sx = Double(newWidth) / Double(width)
-    let sy = Double(newHeight) / Double(height)
-    return CameraIntrinsics(
-      fx: fx * sx, fy: fy * sy, cx: (cx + 0.5) * sx - 0.5, cy: (cy + 0.5) * sy - 0.5, width: newWidth,
-      height: newHeight)
-  }
-}
-
 extension DepthImage {
   /// The depths as 16-bit integers of `metresPerUnit` each (millimetres for 0.001), rounded to
   /// the nearest unit and clamped to 65535; 0 where the depth is unknown (NaN, 0 or negative).

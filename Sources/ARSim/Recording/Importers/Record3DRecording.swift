@@ -99,11 +99,9 @@ public struct Record3DRecordingSource: FrameSource {
     let dk = info.depthIntrinsics!
     let imagePath = archive == nil ? info.path + "/" + imageName : info.path + ":" + imageName
     let imageBytes = try bytes(imageName)
-    let image: CapturedImage
+    let image: GrayImage
     do {
-      image =
-        options.decodeColor
-        ? .rgb(try ImageCodec.decodeRGB(imageBytes)) : .gray(try ImageCodec.decodeGray(imageBytes))
+      image = try ImageCodec.decodeGray(imageBytes)
     } catch {
       throw RecordingError(file: imagePath, error.message)
     }
@@ -138,8 +136,9 @@ public struct Record3DRecordingSource: FrameSource {
         vector: SIMD4(p[0], p[1], p[2], p[3]) / simd_length(SIMD4(p[0], p[1], p[2], p[3]))),
       translation: SIMD3(p[4], p[5], p[6]))
     var frame = RecordedFrame(
-      index: nextIndex, timestamp: timestamps[i], image: image, depth: depth, imu: [],
+      index: nextIndex, timestamp: timestamps[i], image: .gray(image), depth: depth, imu: [],
       groundTruth: worldFromGL * cameraFromOptical, confidence: confidence)
+    if options.decodeColor { frame.deferredColor = DeferredColorImage(path: imagePath, bytes: imageBytes) }
     if options.keepEncodedImages { frame.encodedImage = (imageBytes, "jpg") }
     nextIndex += 1
     return frame

@@ -58,7 +58,7 @@ import Testing
     try metadata.write(toFile: out + "/metadata.json", atomically: true, encoding: .utf8)
     for i in 0..<3 {
       let frame = try #require(try r3d.nextFrame())
-      guard i != 1, case .rgb(let rgb) = frame.image else { continue }
+      guard i != 1, case .rgb(let rgb) = frame.capturedImage else { continue }
       try ImageCodec.write(rgb, to: out + "/rgb/\(i).jpg", quality: 95)
       let depth = try #require(frame.depth)
       try ImageCodec.writeFloat32(width: 16, height: 12, values: depth.metres, to: out + "/depth/\(i).exr")
