@@ -45,6 +45,10 @@ struct Observation {
   int32_t camera;
   int32_t point;
   Eigen::Vector2d pixel;
+  /// Measured z-depth of the point in the camera (metres) and its inverse standard deviation (1/m);
+  /// inverse_sigma 0: no depth prior.
+  double depth = 0;
+  double inverse_sigma = 0;
 };
 
 struct State {
@@ -58,6 +62,10 @@ struct Linearised {
   Matrix23 Jp;      // d r / d X of its point
   Eigen::Vector2d r;
   double w = 0;     // Huber (IRLS) weight; 0 when the point is behind the camera
+  Eigen::Matrix<double, 1, 6> Jcd;  // d rd / d (omega, dt) of the depth residual (when a prior)
+  Eigen::RowVector3d Jpd;           // d rd / d X
+  double rd = 0;    // depth residual, standard deviations: (z - depth) * inverse_sigma
+  double wd = 0;    // its Huber (IRLS) weight; 0 without a prior
   Matrix63 W;       // w Jc^T Jp (only for cameras that are not fixed)
   Matrix63 T;       // W V^-1 of the current damped system
 };
@@ -65,13 +73,14 @@ struct Linearised {
 class BundleAdjuster {
  public:
   BundleAdjuster(std::vector<Observation> observations, std::vector<int32_t> free_index, int32_t free_count,
-                 int32_t point_count, cv_intrinsics k, double delta)
+                 int32_t point_count, cv_intrinsics k, double delta, double depth_delta)
       : observations_(std::move(observations)),
         free_index_(std::move(free_index)),
         free_count_(free_count),
         point_count_(point_count),
         k_(k),
-        delta_(delta) {
+        delta_(delta),
+        depth_delta_(depth_delta) {
     // Observations grouped by point (counting sort: stable, so the order is deterministic).
     point_offsets_.assign(size_t(point_count_) + 1, 0);
     for (const Observation &o : observations_) ++point_offsets_[size_t(o.point) + 1];
@@ -91,7 +100,14 @@ class BundleAdjuster {
   }
 
   /// Huber loss of an error of `e` pixels.
-  double huber(double e) const { return e <= delta_ ? 0.5 * e * e : delta_ * (e - 0.5 * delta_); }
+  double huber(double e) const { return huber(e, delta_); }
+  /// Huber loss of an error `e` with threshold `delta`.
+  static double huber(double e, double delta) { return e <= delta ? 0.5 * e * e : delta * (e - 0.5 * delta); }
+
+  /// The Huber loss of an observation's depth residual (0 without a prior); `p` in the camera.
+  double depth_cost(const Observation &o, const Eigen::Vector3d &p) const {
+    return o.inverse_sigma > 0 ? huber(std::abs((p.z() - o.depth) * o.inverse_sigma), depth_delta_) : 0.0;
+  }
 
   /// Robust cost: the Huber loss of the observations in front of their camera (`in_front`) plus a
   /// fixed penalty per observation behind its camera, so that a step cannot lower the cost by pushing
@@ -109,7 +125,7 @@ class BundleAdjuster {
       const Pose &pose = state.poses[size_t(o.camera)];
       const Eigen::Vector3d p = pose.R * state.points[size_t(o.point)] + pose.t;
       if (p.z() > kMinDepth) {
-        c.in_front += huber((cvision::project(k_, p) - o.pixel).norm());
+        c.in_front += huber((cvision::project(k_, p) - o.pixel).norm()) + depth_cost(o, p);
       } else {
         ++behind;
       }
@@ -155,6 +171,7 @@ class BundleAdjuster {
       const Eigen::Vector3d p = pose.R * state.points[size_t(o.point)] + pose.t;
       if (!(p.z() > kMinDepth)) {
         l.w = 0;  // behind the camera: ignored
+        l.wd = 0;
         continue;
       }
       l.r = cvision::project(k_, p) - o.pixel;
@@ -165,6 +182,17 @@ class BundleAdjuster {
       d_proj << k_.fx * z_inv, 0, -k_.fx * p.x() * z_inv * z_inv,  //
           0, k_.fy * z_inv, -k_.fy * p.y() * z_inv * z_inv;
       l.Jp.noalias() = d_proj * pose.R;
+      // The depth prior: rd = (z - depth) / sigma, z the third row of R X + t.
+      l.wd = 0;
+      if (o.inverse_sigma > 0) {
+        l.rd = (p.z() - o.depth) * o.inverse_sigma;
+        const double ed = std::abs(l.rd);
+        l.wd = ed <= depth_delta_ ? 1.0 : depth_delta_ / ed;
+        l.Jpd = o.inverse_sigma * pose.R.row(2);
+        // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
+        l.Jcd << p.y(), -p.x(), 0, 0, 0, 1;
+        l.Jcd *= o.inverse_sigma;
+      }
       const int32_t c = free_index_[size_t(o.camera)];
       if (c >= 0) {
         l.Jc.leftCols<3>().noalias() = -d_proj * cvision::skew(p);  // d(exp(omega) p)/d omega at 0
@@ -172,9 +200,18 @@ class BundleAdjuster {
         U_[size_t(c)].noalias() += l.w * l.Jc.transpose() * l.Jc;
         gc_[size_t(c)].noalias() += l.w * l.Jc.transpose() * l.r;
         l.W.noalias() = l.w * l.Jc.transpose() * l.Jp;
+        if (l.wd > 0) {
+          U_[size_t(c)].noalias() += l.wd * l.Jcd.transpose() * l.Jcd;
+          gc_[size_t(c)].noalias() += (l.wd * l.rd) * l.Jcd.transpose();
+          l.W.noalias() += l.wd * l.Jcd.transpose() * l.Jpd;
+        }
       }
       V_[size_t(o.point)].noalias() += l.w * l.Jp.transpose() * l.Jp;
       gp_[size_t(o.point)].noalias() += l.w * l.Jp.transpose() * l.r;
+      if (l.wd > 0) {
+        V_[size_t(o.point)].noalias() += l.wd * l.Jpd.transpose() * l.Jpd;
+        gp_[size_t(o.point)].noalias() += (l.wd * l.rd) * l.Jpd.transpose();
+      }
       point_active_[size_t(o.point)] = 1;
     }
   }
@@ -304,6 +341,7 @@ class BundleAdjuster {
   int32_t point_count_;
   cv_intrinsics k_;
   double delta_;
+  double depth_delta_;
   std::vector<int32_t> point_offsets_, by_point_;
   std::vector<Linearised> linearised_;
   std::vector<Matrix66> U_;

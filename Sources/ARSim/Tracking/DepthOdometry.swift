@@ -31,11 +31,11 @@ final class DepthOdometry: Odometry {
     self.parameters = parameters
   }
 
-  func process(gray _: GrayImage, depth: DepthImage?, timestamp _: Double) -> OdometryResult {
+  func process(gray _: GrayImage, depth: FrameDepth?, timestamp _: Double) -> OdometryResult {
     timings = StageTimings()
     let start = ContinuousClock.now
     defer { lap(&timings.pose, since: start) }
-    guard let depth else { return predicted() }
+    guard let depth = depth?.map else { return predicted() }
     guard let keyframe else {
       self.keyframe = (depth, pose)
       return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])
