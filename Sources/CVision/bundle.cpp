@@ -1,5 +1,6 @@
 // Sliding-window bundle adjustment: Levenberg-Marquardt with Huber weights on camera poses
-// (SE(3)) and points (R^3), solved through the Schur complement on the points (Eigen).
+// (SE(3)) and points (R^3), solved through the Schur complement on the points (plain fixed-size
+// blocks; Eigen's LDLT for the reduced camera system).
 //
 // Residuals are pixel reprojection errors r = pi(R X + t) - u, and for observations with a measured
 // depth d of standard deviation sigma also rd = ((R X + t).z - d) / sigma (its own Huber threshold,
@@ -107,8 +108,8 @@ extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_camera
       if (obs_point[i] < 0 || obs_point[i] >= n_points) {
         fail(CV_ERR_INVALID_ARGUMENT, "obs_point[%d] = %d is outside 0..<%d", i, obs_point[i], n_points);
       }
-      observations[size_t(i)] = Observation{obs_camera[i], obs_point[i],
-                                            Eigen::Vector2d(obs_pixels[2 * size_t(i)], obs_pixels[2 * size_t(i) + 1])};
+      observations[size_t(i)] =
+          Observation{obs_camera[i], obs_point[i], obs_pixels[2 * size_t(i)], obs_pixels[2 * size_t(i) + 1]};
       if (obs_depths == nullptr || std::isnan(obs_depths[2 * size_t(i)])) continue;
       const double depth = obs_depths[2 * size_t(i)], sigma = obs_depths[2 * size_t(i) + 1];
       if (!std::isfinite(depth) || !(depth > 0) || !std::isfinite(sigma) || !(sigma > 0)) {
