@@ -30,6 +30,8 @@ public struct ReplayOptions: Sendable {
   public var mode = Mode.auto
   /// Monocular without depth: the length of the initial baseline, metres (nil: the tracker's default).
   public var monocularScale: Double?
+  /// Whether the tracker closes loops (RGB-D; `TrackerOptions.LoopClosure`). Default true.
+  public var closesLoops = true
   /// Which planes the session detects. Default horizontal and vertical.
   public var planeDetection: ARPlaneDetection = [.horizontal, .vertical]
   /// Whether frames carry colour images (for rendering; tracking uses their grey version). Default false.

@@ -49,6 +49,7 @@ enum EvalCommand {
                                     (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
                                     the next frames on a second thread (same outputs)
+      --no-loop-closure             RGB-D: do not close loops (to compare)
       --target NAME                 raycast target for the taps (default existingPlaneGeometry)
       --alignment NAME              raycast alignment for the taps (default any)
       --json FILE                   write the report as JSON
@@ -69,7 +70,7 @@ enum EvalCommand {
         "format", "intrinsics", "mode", "scale", "trajectory", "planes", "json", "markdown", "target",
         "alignment", "shard", "threads",
       ],
-      flagOptions: ["help", "resume"])
+      flagOptions: ["help", "resume", "no-loop-closure"])
     if args.flag("help") {
       print(help)
       return 0

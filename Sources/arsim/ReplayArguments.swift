@@ -3,8 +3,8 @@ import ARSimRun
 
 extension ReplayOptions {
   /// The options shared by the replaying commands, from `--format`, `--intrinsics`, `--mode`,
-  /// `--scale`, `--planes` (default `defaultPlanes`) and `--threads`; `decodeColor` makes frames carry
-  /// colour images.
+  /// `--scale`, `--planes` (default `defaultPlanes`), `--threads` and `--no-loop-closure` (a flag the
+  /// command must accept); `decodeColor` makes frames carry colour images.
   init(
     arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical", decodeColor: Bool = false
   )
@@ -31,6 +31,7 @@ extension ReplayOptions {
       }
       threads = count
     }
+    closesLoops = !args.flag("no-loop-closure")
     format = formatName == "auto" ? nil : RecordingFormat(rawValue: formatName)
     mode = Mode(rawValue: modeName) ?? .auto
     planeDetection =

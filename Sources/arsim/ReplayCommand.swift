@@ -23,6 +23,7 @@ enum ReplayCommand {
                                     (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
                                     the next frames on a second thread (same outputs)
+      --no-loop-closure             RGB-D: do not close loops (to compare)
       --trajectory FILE             write the camera trajectory (TUM format, optical frame)
       --events FILE                 write delegate events as JSON Lines
       --taps FILE --hits FILE       raycast taps ('timestamp u v' lines), write hits as JSON Lines
@@ -45,7 +46,7 @@ enum ReplayCommand {
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
-    let args = try Arguments(arguments, valueOptions: valueOptions, flagOptions: ["help"])
+    let args = try Arguments(arguments, valueOptions: valueOptions, flagOptions: ["help", "no-loop-closure"])
     if args.flag("help") {
       print(help)
       return 0
@@ -69,12 +70,14 @@ enum ReplayCommand {
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
-    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
+    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     try run.run()
     print(run.summary.report(info: run.info))
     print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
     if let map = options.initialWorldMap { print("map: " + relocalization(run, map: map)) }
+    let loops = run.frames.filter(\.closedLoop).map { String($0.index) }
+    if !loops.isEmpty { print("loops closed: \(loops.count) (frames \(loops.joined(separator: ", ")))") }
     if let path = args.value("save-map") {
       let map = try run.session.currentWorldMap().get()
       try map.write(to: URL(fileURLWithPath: path))

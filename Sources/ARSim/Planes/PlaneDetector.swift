@@ -53,6 +53,8 @@ package final class PlaneDetector {
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
   private var frame: Int32 = 0
+  /// Each detector frame's timestamp, seconds (frame `f` at `f - 1`), for loop-closure deformations.
+  private var frameTimes: [Double] = []
   /// The sum of the cameras' positions (world) and their number, for the mean camera height.
   private var cameraPositionSum = SIMD3<Double>.zero
   private var cameraPositionCount = 0
@@ -102,6 +104,7 @@ package final class PlaneDetector {
   /// Processes one frame and returns the anchors it added, updated and removed.
   package func process(_ input: PlaneDetectionInput) -> PlaneAnchorChanges {
     frame += 1
+    frameTimes.append(input.timestamp)
     let camera = input.worldFromCamera.translation
     let viewpoint = finite(camera)
     if let viewpoint {
@@ -135,7 +138,10 @@ package final class PlaneDetector {
         changes.removed.append(RemovedPlaneAnchor(anchor: anchor, absorbedBy: tracks[absorber].identifier))
       }
     }
-    for t in tracks.indices where tracks[t].alive && tracks[t].dirty { report(t, into: &changes) }
+    for t in tracks.indices where tracks[t].alive && tracks[t].dirty {
+      tracks[t].updatedFrame = frame
+      report(t, into: &changes)
+    }
 
     if frame % 8 == 0 || map.count > options.maximumVoxelCount {
       map.evict(
@@ -157,6 +163,27 @@ package final class PlaneDetector {
       correction.rotation.act(cameraPositionSum) + Double(cameraPositionCount) * correction.translation
     var changes = PlaneAnchorChanges()
     for t in tracks.indices where tracks[t].alive {
+      tracks[t].applyWorldCorrection(correction)
+      report(t, into: &changes)
+    }
+    return changes
+  }
+
+  /// Moves what the detector holds by a loop closure's ``WorldDeformation``: each live anchor and its
+  /// voxels by the correction of the frame it last changed in, other voxels by that of the frame they
+  /// were last seen in. Returns the anchors it moved, as updates. Linear in the voxels and cells.
+  package func applyWorldDeformation(_ deformation: WorldDeformation) -> PlaneAnchorChanges {
+    let at = { [frameTimes] (frame: Int32) -> RigidTransform? in
+      frame >= 1 && Int(frame) <= frameTimes.count
+        ? deformation.correction(at: frameTimes[Int(frame) - 1]) : nil
+    }
+    let corrections = tracks.map { $0.alive ? at($0.updatedFrame) : nil }
+    map.applyWorldCorrection(each: { [tracks] voxel in
+      voxel.track >= 0 && tracks[Int(voxel.track)].alive ? corrections[Int(voxel.track)] : at(voxel.lastSeen)
+    })
+    var changes = PlaneAnchorChanges()
+    for t in tracks.indices where tracks[t].alive {
+      guard let correction = corrections[t] else { continue }
       tracks[t].applyWorldCorrection(correction)
       report(t, into: &changes)
     }

@@ -19,6 +19,9 @@ struct PlaneTrack {
   let alignment: ARPlaneAnchor.Alignment
   /// The detector frame in which the plane was found.
   let createdFrame: Int32
+  /// The detector frame in which it was last reported changed (a loop closure moves it by the
+  /// correction of that frame's time).
+  var updatedFrame: Int32
   /// The anchor's origin in world coordinates, metres.
   private(set) var origin: SIMD3<Double>
   /// worldFromAnchor's rotation; columns are the anchor's axes in world coordinates.
@@ -61,6 +64,7 @@ struct PlaneTrack {
     self.identifier = identifier
     self.alignment = candidate.alignment
     self.createdFrame = frame
+    self.updatedFrame = frame
     self.cellSize = cellSize
     self.moments = PlaneMoments()
     self.plane = plane
@@ -285,8 +289,9 @@ struct PlaneTrack {
 
   /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
   /// the same alignment, normals within ``PlaneDetectionOptions/mergeAngleDegrees``, and either
-  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``:
-  ///   one floor, even where furniture hides the floor between them; or
+  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``,
+  ///   or two walls (both `.wall`) each within ``PlaneDetectionOptions/wallMergeDistance`` of the other's
+  ///   plane: one floor or wall, even where furniture or a door hides it between them; or
   /// - the supports touching (an occupied cell of one next to an occupied cell of the other) or the
   ///   hulls overlapping, and the planes coinciding: each centroid within
   ///   ``PlaneDetectionOptions/mergeDistance`` of the other's plane, or both supports together lying on
@@ -297,6 +302,12 @@ struct PlaneTrack {
     else { return false }
     if alignment == .horizontal && classification == .floor && other.classification == .floor
       && (height - other.height).magnitude <= options.floorMergeDistance
+    {
+      return true
+    }
+    if alignment == .vertical && classification == .wall && other.classification == .wall
+      && plane.signedDistance(to: theirs).magnitude <= options.wallMergeDistance
+      && other.plane.signedDistance(to: mine).magnitude <= options.wallMergeDistance
     {
       return true
     }

@@ -171,10 +171,18 @@ struct PlaneVoxelMap {
   /// observations add, the latest frame stamps stay, a plane assignment wins over none (the lower slot's
   /// over another's). A voxel moved out of the storable range is dropped. Linear in the voxels.
   mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    applyWorldCorrection(each: { _ in correction })
+  }
+
+  /// Moves each voxel by its own correction (`newWorldFromOld`; nil: it stays), then re-keys and merges
+  /// as ``applyWorldCorrection(_:)`` does: a loop closure's deformation of the world.
+  mutating func applyWorldCorrection(each correctionOf: (PlaneVoxel) -> RigidTransform?) {
     var index = VoxelIndex()
     for i in voxels.indices where voxels[i].track != -2 {
       var voxel = voxels[i]
-      voxel.sum = correction.rotation.act(voxel.sum) + Double(voxel.weight) * correction.translation
+      if let correction = correctionOf(voxel) {
+        voxel.sum = correction.rotation.act(voxel.sum) + Double(voxel.weight) * correction.translation
+      }
       guard let key = key(of: voxel.position) else {
         voxels[i].track = -2
         freeSlots.append(Int32(i))

@@ -59,6 +59,8 @@ public final class ARFrame: Sendable {
   /// What carried the camera's pose, when a session's tracker made the frame (ARSim's addition, for
   /// the replay's trajectory and evaluation).
   package let poseSource: PoseSource?
+  /// Whether the tracker closed a loop with this frame (its world deformed; ARSim's addition).
+  package let closedLoop: Bool
   /// The scene's light estimated from ``capturedImage`` (see ``ARLightEstimate``), or nil when the
   /// configuration's `isLightEstimationEnabled` is off. Computed on first read.
   public var lightEstimate: ARLightEstimate? { light?.value }
@@ -74,7 +76,8 @@ public final class ARFrame: Sendable {
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
     capturedImage: CapturedImage?, deferredColor: DeferredColorImage? = nil, sceneDepth: ARDepthData?,
-    frameIndex: Int, poseSource: PoseSource? = nil, isViewMapped: Bool? = nil, estimatesLight: Bool = false,
+    frameIndex: Int, poseSource: PoseSource? = nil, closedLoop: Bool = false, isViewMapped: Bool? = nil,
+    estimatesLight: Bool = false,
     raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
   ) {
     light =
@@ -94,6 +97,7 @@ public final class ARFrame: Sendable {
     self.sceneDepth = sceneDepth
     self.frameIndex = frameIndex
     self.poseSource = poseSource
+    self.closedLoop = closedLoop
   }
 
   /// The transform from normalized image coordinates (0...1, origin at the captured image's

@@ -30,6 +30,8 @@ package struct AnchorBook {
   private var removedPlanes: Set<UUID> = []
   /// Removed plane identifier to the identifier of the plane that absorbed it.
   private var absorbers: [UUID: UUID] = [:]
+  /// When each app anchor was added (the session time of the last frame then), for loop closures.
+  private var addedAt: [UUID: Double] = [:]
 
   /// An empty book.
   package init() {}
@@ -45,9 +47,12 @@ package struct AnchorBook {
   /// The anchor that absorbed a removed plane, or nil.
   package func absorber(of identifier: UUID) -> UUID? { absorbers[identifier] }
 
-  /// Adds an app anchor (once); it is reported added with the next frame.
-  package mutating func add(_ anchor: ARAnchor) {
+  /// Adds an app anchor (once); it is reported added with the next frame. `time` is the session time
+  /// it is placed at (nil: before anything was mapped, as a world map's anchors), the time a loop
+  /// closure's deformation moves it by (``applyWorldDeformation(_:)``).
+  package mutating func add(_ anchor: ARAnchor, at time: Double? = nil) {
     guard !userAnchors.contains(where: { $0 === anchor }) else { return }
+    if let time { addedAt[anchor.identifier] = time }
     userAnchors.append(anchor)
     pendingAdded.append(anchor)
   }
@@ -58,6 +63,7 @@ package struct AnchorBook {
   package mutating func remove(_ anchor: ARAnchor, planes: [ARPlaneAnchor]) {
     if let index = userAnchors.firstIndex(where: { $0.identifier == anchor.identifier }) {
       let removed = userAnchors.remove(at: index)
+      addedAt[removed.identifier] = nil
       pendingUpdated.removeAll { $0 === removed }
       if let pending = pendingAdded.firstIndex(where: { $0 === removed }) {
         pendingAdded.remove(at: pending)
@@ -77,8 +83,22 @@ package struct AnchorBook {
   /// (``ARAnchor/moved(by:)``), reported updated with the next frame (or added, when the delegate has
   /// not heard of it yet), as ARKit updates anchors when it refines its map.
   package mutating func applyWorldCorrection(_ correction: RigidTransform) {
+    move { _ in correction }
+  }
+
+  /// Moves the app's anchors by a loop closure's deformation of the world, each by the correction of
+  /// the time it was added (``add(_:at:)``; those added before the deformation's held part stay),
+  /// reported as ``applyWorldCorrection(_:)`` does.
+  package mutating func applyWorldDeformation(_ deformation: WorldDeformation) {
+    let times = addedAt
+    move { anchor in times[anchor.identifier].flatMap { deformation.correction(at: $0) } }
+  }
+
+  /// Replaces each app anchor that `correction` gives a correction for by its moved copy.
+  private mutating func move(_ correction: (ARAnchor) -> RigidTransform?) {
     for i in userAnchors.indices {
       let old = userAnchors[i]
+      guard let correction = correction(old) else { continue }
       let moved = old.moved(by: correction)
       userAnchors[i] = moved
       if let pending = pendingAdded.firstIndex(where: { $0 === old }) {
@@ -121,6 +141,7 @@ package struct AnchorBook {
     let announced = userAnchors.filter { anchor in !pendingAdded.contains { $0 === anchor } }
     pendingRemoved += visible(planes) + announced
     userAnchors.removeAll()
+    addedAt.removeAll()
     pendingAdded.removeAll()
     pendingUpdated.removeAll()
     removedPlanes.removeAll()

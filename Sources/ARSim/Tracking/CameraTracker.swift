@@ -35,6 +35,11 @@ package struct TrackedFrame: Sendable {
   /// new world already; the session moves planes and anchors by it (its world correction stage). Nil
   /// otherwise.
   package var worldCorrection: RigidTransform? = nil
+  /// When a loop closed this frame: the non-rigid correction of the session world (after
+  /// ``worldCorrection``) that moved the keyframes made since the loop's held part. The pose and
+  /// feature points are corrected already; the session moves each plane and anchor by the correction
+  /// of the time it was mapped (its world correction stage). Nil otherwise.
+  package var worldDeformation: WorldDeformation? = nil
   /// Whether this frame relocalised the session to its initial world map: from it on the session
   /// world is the map's.
   package var relocalizedToMap = false
@@ -163,8 +168,9 @@ package final class CameraTracker {
     }
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
-      frame, oFromOptical: result.oFromOptical, measured: result.source != .prediction, info: info,
-      options: options)
+      frame, oFromOptical: result.oFromOptical,
+      // A loop closure's jump in the trajectory is no motion: the gravity estimator's chain breaks.
+      measured: result.source != .prediction && result.deformation == nil, info: info, options: options)
     let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
     if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }
     let isWorldFixed = level.worldFromO != nil
@@ -194,8 +200,8 @@ package final class CameraTracker {
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
       inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction,
-      relocalizedToMap: relocalizedToMap, isViewMapped: odometry.isMapped(result.oFromOptical),
-      depth: masked)
+      worldDeformation: result.deformation?.expressed(in: worldFromO), relocalizedToMap: relocalizedToMap,
+      isViewMapped: odometry.isMapped(result.oFromOptical), depth: masked)
   }
 
   /// While a world map waits: locates the frame in it (when the odometry measured the frame); once

@@ -5,12 +5,14 @@ struct Keyframe {
   var descriptors: [ORBDescriptor]
   /// Each descriptor's feature in O, metres.
   var points: [SIMD3<Double>]
+  /// The time of the frame it was made from, seconds (the recording's clock); -∞ for a world map's.
+  var time = -Double.infinity
 
   /// The keyframe in another frame: `newFromO` applied to its pose and points.
   func moved(by newFromO: RigidTransform) -> Keyframe {
     Keyframe(
       oFromOptical: newFromO * oFromOptical, descriptors: descriptors,
-      points: points.map { newFromO.apply(to: $0) })
+      points: points.map { newFromO.apply(to: $0) }, time: time)
   }
 }
 
@@ -30,18 +32,21 @@ struct KeyframeStore {
     self.intrinsics = intrinsics
   }
 
-  /// Whether the camera at `oFromOptical` has moved far enough from the last keyframe for a new one.
+  /// Whether the camera at `oFromOptical` has moved far enough from the last keyframe for a new one,
+  /// into a view no older keyframe covers (``covers(_:)``): a revisit adds none, so a place keeps the
+  /// keyframes made when it was first mapped, which loop closure corrects the drift against.
   func needsKeyframe(at oFromOptical: RigidTransform) -> Bool {
     guard let last = keyframes.last else { return true }
     let step = last.oFromOptical.inverse * oFromOptical
-    return simd_length(step.translation) > options.keyframeTranslation
-      || step.angle > options.keyframeRotationDegrees * .pi / 180
+    return
+      (simd_length(step.translation) > options.keyframeTranslation
+      || step.angle > options.keyframeRotationDegrees * .pi / 180) && !covers(oFromOptical)
   }
 
   /// Makes a keyframe of the frame at `oFromOptical` from its ORB features with a depth (`depthAt`
   /// gives the usable z-depth of a pixel, or nil); none when too few have one.
   mutating func add(
-    gray: GrayImage, oFromOptical: RigidTransform, depthAt: (SIMD2<Float>) -> Double?
+    gray: GrayImage, oFromOptical: RigidTransform, time: Double, depthAt: (SIMD2<Float>) -> Double?
   ) {
     let orb = FeatureDetector(
       method: .orb, maxFeatures: options.keyframeFeatures, threshold: Float(options.orbThreshold),
@@ -55,8 +60,13 @@ struct KeyframeStore {
       points.append(oFromOptical.apply(to: intrinsics.backProject(SIMD2(keypoint.position), depth: d)))
     }
     guard kept.count >= options.minFeatures else { return }
-    keyframes.append(Keyframe(oFromOptical: oFromOptical, descriptors: kept, points: points))
+    keyframes.append(Keyframe(oFromOptical: oFromOptical, descriptors: kept, points: points, time: time))
     if keyframes.count - adopted > options.maxKeyframes { keyframes.remove(at: adopted) }
+  }
+
+  /// Moves keyframe `index` and its points by `newFromO` (a loop closure's correction).
+  mutating func correct(_ index: Int, by newFromO: RigidTransform) {
+    keyframes[index] = keyframes[index].moved(by: newFromO)
   }
 
   /// Adds a world map's keyframes (in O), kept for good, before the session's own.

@@ -26,6 +26,11 @@ struct LocalBundleWindow {
     self.intrinsics = intrinsics
   }
 
+  /// Moves the keyframes rigidly: O becomes `newFromOld` O.
+  mutating func move(by newFromOld: RigidTransform) {
+    for k in keyframes.indices { keyframes[k].opticalFromO = keyframes[k].opticalFromO * newFromOld.inverse }
+  }
+
   /// Adds a keyframe at `opticalFromO` observing `observations` (with the depths measured at some of
   /// them, `depths`: priors on those points), and refines the last `windowSize`
   /// keyframes' poses and the landmarks they see (in `landmarks`, tracked, or `retired`: lost by KLT

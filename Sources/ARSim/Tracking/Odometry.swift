@@ -38,6 +38,9 @@ package struct OdometryResult: Sendable {
   package var inliers: Int
   /// Landmarks seen in this frame: stable identifiers and positions in O.
   package var landmarks: [(identifier: UInt64, position: SIMD3<Double>)]
+  /// When a loop closed this frame: the deformation of the map (in O) that moved the keyframes made
+  /// since and this frame's pose (``oFromOptical`` is the corrected one). Nil otherwise.
+  package var deformation: WorldDeformation? = nil
 }
 
 /// A visual odometry front end: frames in, poses in the odometry frame O out.
@@ -83,6 +86,9 @@ package struct StageTimings: Sendable, Equatable {
   package var pose = 0.0
   /// Map upkeep: landmark averaging, new landmarks, keyframes.
   package var map = 0.0
+  /// Of the above, relocalisation and loop closure: ORB place recognition against the keyframes, PnP
+  /// RANSAC, the pose graph.
+  package var recognition = 0.0
 
   package init() {}
 }

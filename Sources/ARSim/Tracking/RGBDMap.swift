@@ -44,6 +44,15 @@ struct RGBDMap {
     landmarks = landmarks.filter { alive.contains($0.key) }
   }
 
+  /// Moves the map rigidly by `newFromOld` (a loop closure's correction of the current frame): the
+  /// landmarks, tracked and retired, and the window's keyframes.
+  mutating func move(by newFromOld: RigidTransform) {
+    for id in landmarks.keys { landmarks[id] = newFromOld.apply(to: landmarks[id]!) }
+    for id in retired.keys { retired[id] = newFromOld.apply(to: retired[id]!) }
+    window.move(by: newFromOld)
+    if let last = lastKeyframe { lastKeyframe = (newFromOld * last.oFromOptical, last.landmarks) }
+  }
+
   /// Depth noise: standard deviation in metres at depth `d` (growing with d², as structured-light and
   /// time-of-flight sensors do), scaled up by ``TrackerOptions/RGBD/mediumConfidenceNoiseFactor`` for
   /// medium-confidence pixels (ARKit's level 1), by its square for low ones (when not masked).

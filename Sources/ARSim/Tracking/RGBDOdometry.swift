@@ -20,6 +20,9 @@ final class RGBDOdometry: Odometry {
   private var lastFrameInterval: Double?
   private var keyframes: KeyframeStore
   private let relocalizer: Relocalizer
+  private var loops: LoopCloser
+  /// The time of the frame being processed, seconds.
+  private var frameTime = 0.0
   private var framesWithoutMeasurement = 0
   private var frameIndex = 0
   private(set) var timings = StageTimings()
@@ -41,11 +44,13 @@ final class RGBDOdometry: Odometry {
     map = RGBDMap(options: options, intrinsics: intrinsics)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
+    loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
   }
 
   /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
   func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
+    frameTime = timestamp
     var clock = ContinuousClock.now
     let pyramid = tracks.pyramid(gray)
     clock = lap(&timings.track, since: clock)
@@ -146,6 +151,8 @@ final class RGBDOdometry: Odometry {
     // After relocalisation the motion since the last pose is unknown: restart from rest.
     previousPose = source == .relocalization ? pose : lastPose
 
+    let deformation =
+      source == .features && quality == .normal ? closeLoop(gray: gray, depth: depth) : nil
     clock = lap(&timings.pose, since: clock)
     map.keep(tracked: tracks.ids)
     if source != .prediction {
@@ -159,7 +166,30 @@ final class RGBDOdometry: Odometry {
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
     lap(&timings.map, since: clock)
-    return result(quality: quality, source: source, inliers: inliers)
+    var tracked = result(quality: quality, source: source, inliers: inliers)
+    tracked.deformation = deformation
+    return tracked
+  }
+
+  /// Checks the frame for a loop (``LoopCloser``); when one closes, the keyframes since move, and the
+  /// pose, the last pose and the landmarks (the frame's own, made since) move with the frame's
+  /// correction. Returns the deformation of the map (in O), or nil.
+  private func closeLoop(gray: GrayImage, depth: FrameDepth?) -> WorldDeformation? {
+    let start = ContinuousClock.now
+    defer { lap(&timings.recognition, since: start) }
+    guard
+      let (loop, correction) = loops.check(
+        pose: pose, time: frameTime, gray: gray, keyframes: keyframes.keyframes, relocalizer: relocalizer,
+        seed: options.seed &+ UInt64(frameIndex),
+        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } })
+    else { return nil }
+    let (corrected, deformation) = loops.close(
+      loop: loop, correction: correction, pose: pose, time: frameTime, store: &keyframes)
+    let moved = corrected * pose.inverse
+    pose = corrected
+    previousPose = previousPose.map { moved * $0 }
+    map.move(by: moved)
+    return deformation
   }
 
   private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
@@ -319,13 +349,15 @@ final class RGBDOdometry: Odometry {
 
   private func addKeyframe(gray: GrayImage, depth: FrameDepth?) {
     guard let depth else { return }
-    keyframes.add(gray: gray, oFromOptical: pose) { depthAt($0, in: depth) }
+    keyframes.add(gray: gray, oFromOptical: pose, time: frameTime) { depthAt($0, in: depth) }
   }
 
   /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
   private func relocalize(gray: GrayImage, depth: FrameDepth?, keyframes: ArraySlice<Keyframe>)
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
+    let start = ContinuousClock.now
+    defer { lap(&timings.recognition, since: start) }
     guard
       let (found, inliers) = relocalizer.relocalize(
         gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex),

@@ -18,16 +18,36 @@ struct Relocalizer {
   )
     -> (oFromOptical: RigidTransform, inliers: Int)?
   {
-    guard !keyframes.isEmpty else { return nil }
+    guard !keyframes.isEmpty, let (keypoints, descriptors) = features(in: gray) else { return nil }
+    let candidates = Array(keyframes.indices.reversed().prefix(options.recognizedKeyframes))
+    return locate(
+      keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates, seed: seed,
+      depthAt: depthAt
+    ).map { ($0.oFromOptical, $0.inliers) }
+  }
+
+  /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:)``
+  /// (``TrackerOptions/Relocalization/queryFeatures`` of them), or nil when too few are found.
+  func features(in gray: GrayImage) -> (keypoints: [Keypoint], descriptors: [ORBDescriptor])? {
     let orb = FeatureDetector(
       method: .orb, maxFeatures: options.queryFeatures, threshold: Float(options.orbThreshold),
       pyramidLevels: 4, scaleFactor: 1.2)
-    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray),
-      keypoints.count >= options.minFeatures
+    guard let found = try? orb.detectAndDescribe(in: gray), found.keypoints.count >= options.minFeatures
     else { return nil }
+    return found
+  }
+
+  /// Locates a frame, given its ORB features, against the `candidates` (indices into `keyframes`):
+  /// each scored by its cross-checked matches, then PnP RANSAC on the best-scored as in
+  /// ``relocalize(gray:against:seed:depthAt:)``. Returns O from the frame's optical frame, the PnP
+  /// inliers and the index of the keyframe that located it.
+  func locate(
+    keypoints: [Keypoint], descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>,
+    candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?
+  ) -> (oFromOptical: RigidTransform, inliers: Int, keyframe: Int)? {
     // Place recognition: every candidate keyframe scored by its matches.
     var ranked: [(index: Int, matches: [DescriptorMatch])] = []
-    for index in keyframes.indices.reversed().prefix(options.recognizedKeyframes) {
+    for index in candidates {
       guard
         let matches = try? DescriptorMatcher.match(
           descriptors, keyframes[index].descriptors, maxDistance: options.maxDescriptorDistance, ratio: 1,
@@ -61,7 +81,7 @@ struct Relocalizer {
         if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
       }
       guard depthAgrees(measured: measured, agreeing: agreeing) else { continue }
-      return (RigidTransform(found).inverse, mask.count(where: { $0 }))
+      return (RigidTransform(found).inverse, mask.count(where: { $0 }), index)
     }
     return nil
   }
