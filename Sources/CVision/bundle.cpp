@@ -1,7 +1,10 @@
 // Sliding-window bundle adjustment: Levenberg-Marquardt with Huber weights on camera poses
-// (SE(3)) and points (R^3), solved through the Schur complement on the points (Eigen).
+// (SE(3)) and points (R^3), solved through the Schur complement on the points (plain fixed-size
+// blocks; Eigen's LDLT for the reduced camera system).
 //
-// Residuals are pixel reprojection errors r = pi(R X + t) - u. Each linearisation builds the
+// Residuals are pixel reprojection errors r = pi(R X + t) - u, and for observations with a measured
+// depth d of standard deviation sigma also rd = ((R X + t).z - d) / sigma (its own Huber threshold,
+// in standard deviations: a depth prior weighted by the sensor's noise). Each linearisation builds the
 // normal equations of the IRLS-weighted problem (Huber weight 1 up to delta, delta / |r| beyond):
 //
 //   [ U   W ] [dc]   [-g_c]        U: 6x6 block per free camera, V: 3x3 block per point,
@@ -45,12 +48,19 @@ void validate_params(const cv_bundle_params &p) {
   }
 }
 
+void validate_depth_params(const cv_bundle_params &p) {
+  if (std::isnan(p.depth_huber_delta) || p.depth_huber_delta <= 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.depth_huber_delta must be positive (got %g)", p.depth_huber_delta);
+  }
+}
+
 }  // namespace
 
 extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_cameras, const uint8_t *camera_fixed,
                                     double *points, int32_t n_points, const int32_t *obs_camera,
-                                    const int32_t *obs_point, const double *obs_pixels, int32_t n_observations,
-                                    cv_intrinsics intrinsics, cv_bundle_params params, cv_bundle_result *result,
+                                    const int32_t *obs_point, const double *obs_pixels,
+                                    const double *obs_depths, int32_t n_observations, cv_intrinsics intrinsics,
+                                    cv_bundle_params params, cv_bundle_result *result,
                                     cv_status *status) noexcept {
   return cvision::guarded(status, "cv_bundle_adjust", [&](cv_status *) -> int32_t {
     cvision::require_count(n_cameras, 1, "n_cameras");
@@ -64,6 +74,7 @@ extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_camera
     cvision::require_pointer(obs_pixels, "obs_pixels");
     cvision::require_intrinsics(intrinsics);
     validate_params(params);
+    if (obs_depths != nullptr) validate_depth_params(params);
 
     State state;
     state.poses.resize(size_t(n_cameras));
@@ -97,12 +108,20 @@ extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_camera
       if (obs_point[i] < 0 || obs_point[i] >= n_points) {
         fail(CV_ERR_INVALID_ARGUMENT, "obs_point[%d] = %d is outside 0..<%d", i, obs_point[i], n_points);
       }
-      observations[size_t(i)] = Observation{obs_camera[i], obs_point[i],
-                                            Eigen::Vector2d(obs_pixels[2 * size_t(i)], obs_pixels[2 * size_t(i) + 1])};
+      observations[size_t(i)] =
+          Observation{obs_camera[i], obs_point[i], obs_pixels[2 * size_t(i)], obs_pixels[2 * size_t(i) + 1]};
+      if (obs_depths == nullptr || std::isnan(obs_depths[2 * size_t(i)])) continue;
+      const double depth = obs_depths[2 * size_t(i)], sigma = obs_depths[2 * size_t(i) + 1];
+      if (!std::isfinite(depth) || !(depth > 0) || !std::isfinite(sigma) || !(sigma > 0)) {
+        fail(CV_ERR_INVALID_ARGUMENT, "obs_depths[%d] = (%g, %g): the depth and its sigma must be finite and positive",
+             i, depth, sigma);
+      }
+      observations[size_t(i)].depth = depth;
+      observations[size_t(i)].inverse_sigma = 1 / sigma;
     }
 
     BundleAdjuster adjuster(std::move(observations), free_index, free_count, n_points, intrinsics,
-                            params.huber_delta);
+                            params.huber_delta, obs_depths != nullptr ? params.depth_huber_delta : 1.0);
     const double outlier_threshold = 3 * params.huber_delta;
     double initial_rms = 0;
     int32_t in_front = 0, outliers = 0;

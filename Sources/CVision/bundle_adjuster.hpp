@@ -1,10 +1,16 @@
 // Internal to bundle.cpp: the sliding-window bundle adjuster (see bundle.cpp for the method,
 // the normal equations and the damping).
+//
+// The per-observation and per-point arithmetic (the inner loops) is written out on fixed-size double
+// arrays rather than Eigen expressions: a debug build compiles C++ without optimisation, where every
+// Eigen expression is a chain of calls, and an app's test build runs this code at -O0. Only the dense
+// reduced camera system (one LDLT per damped solve) uses Eigen.
 
 #ifndef ARSIM_CVISION_BUNDLE_ADJUSTER_HPP
 #define ARSIM_CVISION_BUNDLE_ADJUSTER_HPP
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -35,16 +41,20 @@ constexpr double kRelativeTolerance = 1e-10;
 /// Largest number of cameras that are not fixed (the reduced camera system is dense).
 constexpr int32_t kMaxFreeCameras = 1000;
 
-using Matrix26 = Eigen::Matrix<double, 2, 6>;
-using Matrix23 = Eigen::Matrix<double, 2, 3>;
-using Matrix63 = Eigen::Matrix<double, 6, 3>;
-using Matrix66 = Eigen::Matrix<double, 6, 6>;
-using Vector6 = Eigen::Matrix<double, 6, 1>;
+/// Row-major fixed-size blocks.
+using Block66 = std::array<double, 36>;
+using Block33 = std::array<double, 9>;
+using Vec6 = std::array<double, 6>;
+using Vec3 = std::array<double, 3>;
 
 struct Observation {
   int32_t camera;
   int32_t point;
-  Eigen::Vector2d pixel;
+  double u, v;  // observed pixel
+  /// Measured z-depth of the point in the camera (metres) and its inverse standard deviation (1/m);
+  /// inverse_sigma 0: no depth prior.
+  double depth = 0;
+  double inverse_sigma = 0;
 };
 
 struct State {
@@ -54,24 +64,51 @@ struct State {
 
 /// The linearisation of one observation at the current state.
 struct Linearised {
-  Matrix26 Jc;      // d r / d (omega, dt) of its camera
-  Matrix23 Jp;      // d r / d X of its point
-  Eigen::Vector2d r;
+  double Jc[2][6];  // d r / d (omega, dt) of its camera
+  double Jp[2][3];  // d r / d X of its point
+  double r[2];
   double w = 0;     // Huber (IRLS) weight; 0 when the point is behind the camera
-  Matrix63 W;       // w Jc^T Jp (only for cameras that are not fixed)
-  Matrix63 T;       // W V^-1 of the current damped system
+  double Jcd[6];    // d rd / d (omega, dt) of the depth residual (when a prior)
+  double Jpd[3];    // d rd / d X
+  double rd = 0;    // depth residual, standard deviations: (z - depth) * inverse_sigma
+  double wd = 0;    // its Huber (IRLS) weight; 0 without a prior
+  double W[6][3];   // w Jc^T Jp (only for cameras that are not fixed)
+  double T[6][3];   // W V^-1 of the current damped system
 };
+
+/// `pose` applied to `x`: R x + t (Eigen's storage is column-major).
+inline void transform(const Pose &pose, const Eigen::Vector3d &x, double p[3]) {
+  const double *R = pose.R.data(), *t = pose.t.data(), *X = x.data();
+  for (int i = 0; i < 3; ++i) p[i] = R[i] * X[0] + R[i + 3] * X[1] + R[i + 6] * X[2] + t[i];
+}
+
+/// The inverse of a symmetric positive definite 3x3 block by cofactors; false when it is not
+/// (numerically) positive definite or the inverse is not finite.
+inline bool invert(const Block33 &m, Block33 &inverse) {
+  const double c00 = m[4] * m[8] - m[5] * m[7], c01 = m[5] * m[6] - m[3] * m[8], c02 = m[3] * m[7] - m[4] * m[6];
+  const double det = m[0] * c00 + m[1] * c01 + m[2] * c02;
+  if (!(det > 0) || !std::isfinite(det)) return false;
+  const double s = 1 / det;
+  inverse = {c00 * s, (m[2] * m[7] - m[1] * m[8]) * s, (m[1] * m[5] - m[2] * m[4]) * s,
+             c01 * s, (m[0] * m[8] - m[2] * m[6]) * s, (m[2] * m[3] - m[0] * m[5]) * s,
+             c02 * s, (m[1] * m[6] - m[0] * m[7]) * s, (m[0] * m[4] - m[1] * m[3]) * s};
+  for (double x : inverse) {
+    if (!std::isfinite(x)) return false;
+  }
+  return true;
+}
 
 class BundleAdjuster {
  public:
   BundleAdjuster(std::vector<Observation> observations, std::vector<int32_t> free_index, int32_t free_count,
-                 int32_t point_count, cv_intrinsics k, double delta)
+                 int32_t point_count, cv_intrinsics k, double delta, double depth_delta)
       : observations_(std::move(observations)),
         free_index_(std::move(free_index)),
         free_count_(free_count),
         point_count_(point_count),
         k_(k),
-        delta_(delta) {
+        delta_(delta),
+        depth_delta_(depth_delta) {
     // Observations grouped by point (counting sort: stable, so the order is deterministic).
     point_offsets_.assign(size_t(point_count_) + 1, 0);
     for (const Observation &o : observations_) ++point_offsets_[size_t(o.point) + 1];
@@ -91,7 +128,21 @@ class BundleAdjuster {
   }
 
   /// Huber loss of an error of `e` pixels.
-  double huber(double e) const { return e <= delta_ ? 0.5 * e * e : delta_ * (e - 0.5 * delta_); }
+  double huber(double e) const { return huber(e, delta_); }
+  /// Huber loss of an error `e` with threshold `delta`.
+  static double huber(double e, double delta) { return e <= delta ? 0.5 * e * e : delta * (e - 0.5 * delta); }
+
+  /// The reprojection error (pixels) of observation `o` at camera-frame position `p` (in front).
+  double pixel_error(const Observation &o, const double p[3], double r[2]) const {
+    r[0] = k_.fx * p[0] / p[2] + k_.cx - o.u;
+    r[1] = k_.fy * p[1] / p[2] + k_.cy - o.v;
+    return std::sqrt(r[0] * r[0] + r[1] * r[1]);
+  }
+
+  /// The Huber loss of an observation's depth residual (0 without a prior); `p` in the camera.
+  double depth_cost(const Observation &o, const double p[3]) const {
+    return o.inverse_sigma > 0 ? huber(std::abs((p[2] - o.depth) * o.inverse_sigma), depth_delta_) : 0.0;
+  }
 
   /// Robust cost: the Huber loss of the observations in front of their camera (`in_front`) plus a
   /// fixed penalty per observation behind its camera, so that a step cannot lower the cost by pushing
@@ -106,10 +157,10 @@ class BundleAdjuster {
     Cost c;
     int32_t behind = 0;
     for (const Observation &o : observations_) {
-      const Pose &pose = state.poses[size_t(o.camera)];
-      const Eigen::Vector3d p = pose.R * state.points[size_t(o.point)] + pose.t;
-      if (p.z() > kMinDepth) {
-        c.in_front += huber((cvision::project(k_, p) - o.pixel).norm());
+      double p[3], r[2];
+      transform(state.poses[size_t(o.camera)], state.points[size_t(o.point)], p);
+      if (p[2] > kMinDepth) {
+        c.in_front += huber(pixel_error(o, p, r)) + depth_cost(o, p);
       } else {
         ++behind;
       }
@@ -125,16 +176,16 @@ class BundleAdjuster {
     double sum = 0;
     int32_t used = 0, rejected = 0;
     for (const Observation &o : observations_) {
-      const Pose &pose = state.poses[size_t(o.camera)];
-      const Eigen::Vector3d p = pose.R * state.points[size_t(o.point)] + pose.t;
-      if (p.z() <= kMinDepth) {
+      double p[3], r[2];
+      transform(state.poses[size_t(o.camera)], state.points[size_t(o.point)], p);
+      if (p[2] <= kMinDepth) {
         ++rejected;
         continue;
       }
-      const double e2 = (cvision::project(k_, p) - o.pixel).squaredNorm();
-      sum += e2;
+      const double e = pixel_error(o, p, r);
+      sum += e * e;
       ++used;
-      if (std::sqrt(e2) > outlier_threshold) ++rejected;
+      if (e > outlier_threshold) ++rejected;
     }
     *rms = used > 0 ? std::sqrt(sum / used) : 0.0;
     *in_front = used;
@@ -143,38 +194,84 @@ class BundleAdjuster {
 
   /// Builds the undamped normal equations at `state`.
   void linearise(const State &state) {
-    for (auto &U : U_) U.setZero();
-    for (auto &g : gc_) g.setZero();
-    for (auto &V : V_) V.setZero();
-    for (auto &g : gp_) g.setZero();
+    for (auto &U : U_) U.fill(0);
+    for (auto &g : gc_) g.fill(0);
+    for (auto &V : V_) V.fill(0);
+    for (auto &g : gp_) g.fill(0);
     std::fill(point_active_.begin(), point_active_.end(), 0);
     for (size_t i = 0; i < observations_.size(); ++i) {
       const Observation &o = observations_[i];
       Linearised &l = linearised_[i];
       const Pose &pose = state.poses[size_t(o.camera)];
-      const Eigen::Vector3d p = pose.R * state.points[size_t(o.point)] + pose.t;
-      if (!(p.z() > kMinDepth)) {
+      double p[3];
+      transform(pose, state.points[size_t(o.point)], p);
+      if (!(p[2] > kMinDepth)) {
         l.w = 0;  // behind the camera: ignored
+        l.wd = 0;
         continue;
       }
-      l.r = cvision::project(k_, p) - o.pixel;
-      const double e = l.r.norm();
+      const double e = pixel_error(o, p, l.r);
       l.w = e <= delta_ ? 1.0 : delta_ / e;
-      const double z_inv = 1.0 / p.z();
-      Matrix23 d_proj;
-      d_proj << k_.fx * z_inv, 0, -k_.fx * p.x() * z_inv * z_inv,  //
-          0, k_.fy * z_inv, -k_.fy * p.y() * z_inv * z_inv;
-      l.Jp.noalias() = d_proj * pose.R;
+      const double z_inv = 1.0 / p[2];
+      const double d_proj[2][3] = {{k_.fx * z_inv, 0, -k_.fx * p[0] * z_inv * z_inv},
+                                   {0, k_.fy * z_inv, -k_.fy * p[1] * z_inv * z_inv}};
+      const double *R = pose.R.data();  // column-major: R(i, j) = R[i + 3 j]
+      for (int a = 0; a < 2; ++a) {
+        for (int j = 0; j < 3; ++j) {
+          l.Jp[a][j] = d_proj[a][0] * R[3 * j] + d_proj[a][1] * R[1 + 3 * j] + d_proj[a][2] * R[2 + 3 * j];
+        }
+      }
+      // The depth prior: rd = (z - depth) / sigma, z the third row of R X + t.
+      l.wd = 0;
+      if (o.inverse_sigma > 0) {
+        const double s = o.inverse_sigma;
+        l.rd = (p[2] - o.depth) * s;
+        const double ed = std::abs(l.rd);
+        l.wd = ed <= depth_delta_ ? 1.0 : depth_delta_ / ed;
+        for (int j = 0; j < 3; ++j) l.Jpd[j] = s * R[2 + 3 * j];
+        // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
+        const double jcd[6] = {p[1] * s, -p[0] * s, 0, 0, 0, s};
+        std::copy(jcd, jcd + 6, l.Jcd);
+      }
       const int32_t c = free_index_[size_t(o.camera)];
       if (c >= 0) {
-        l.Jc.leftCols<3>().noalias() = -d_proj * cvision::skew(p);  // d(exp(omega) p)/d omega at 0
-        l.Jc.rightCols<3>() = d_proj;
-        U_[size_t(c)].noalias() += l.w * l.Jc.transpose() * l.Jc;
-        gc_[size_t(c)].noalias() += l.w * l.Jc.transpose() * l.r;
-        l.W.noalias() = l.w * l.Jc.transpose() * l.Jp;
+        // d(exp(omega) p)/d omega at 0 = -[p]x, so the rotation columns are -d_proj [p]x.
+        const double skew[3][3] = {{0, -p[2], p[1]}, {p[2], 0, -p[0]}, {-p[1], p[0], 0}};
+        for (int a = 0; a < 2; ++a) {
+          for (int j = 0; j < 3; ++j) {
+            l.Jc[a][j] = -(d_proj[a][0] * skew[0][j] + d_proj[a][1] * skew[1][j] + d_proj[a][2] * skew[2][j]);
+            l.Jc[a][3 + j] = d_proj[a][j];
+          }
+        }
+        Block66 &U = U_[size_t(c)];
+        Vec6 &g = gc_[size_t(c)];
+        for (int m = 0; m < 6; ++m) {
+          const double a0 = l.w * l.Jc[0][m], a1 = l.w * l.Jc[1][m];
+          for (int n = 0; n < 6; ++n) U[6 * m + n] += a0 * l.Jc[0][n] + a1 * l.Jc[1][n];
+          g[m] += a0 * l.r[0] + a1 * l.r[1];
+          for (int j = 0; j < 3; ++j) l.W[m][j] = a0 * l.Jp[0][j] + a1 * l.Jp[1][j];
+        }
+        if (l.wd > 0) {
+          for (int m = 0; m < 6; ++m) {
+            const double a = l.wd * l.Jcd[m];
+            for (int n = 0; n < 6; ++n) U[6 * m + n] += a * l.Jcd[n];
+            g[m] += a * l.rd;
+            for (int j = 0; j < 3; ++j) l.W[m][j] += a * l.Jpd[j];
+          }
+        }
       }
-      V_[size_t(o.point)].noalias() += l.w * l.Jp.transpose() * l.Jp;
-      gp_[size_t(o.point)].noalias() += l.w * l.Jp.transpose() * l.r;
+      Block33 &V = V_[size_t(o.point)];
+      Vec3 &g = gp_[size_t(o.point)];
+      for (int j = 0; j < 3; ++j) {
+        const double a0 = l.w * l.Jp[0][j], a1 = l.w * l.Jp[1][j];
+        for (int k = 0; k < 3; ++k) V[3 * j + k] += a0 * l.Jp[0][k] + a1 * l.Jp[1][k];
+        g[j] += a0 * l.r[0] + a1 * l.r[1];
+        if (l.wd > 0) {
+          const double a = l.wd * l.Jpd[j];
+          for (int k = 0; k < 3; ++k) V[3 * j + k] += a * l.Jpd[k];
+          g[j] += a * l.rd;
+        }
+      }
       point_active_[size_t(o.point)] = 1;
     }
   }
@@ -185,39 +282,42 @@ class BundleAdjuster {
     const Eigen::Index dim = 6 * Eigen::Index(free_count_);
     S_.setZero(dim, dim);
     b_.setZero(dim);
+    double *S = S_.data();  // column-major: S(r, c) = S[r + dim c]
+    double *b = b_.data();
     for (int32_t c = 0; c < free_count_; ++c) {
-      Matrix66 U = U_[size_t(c)];
-      for (int d = 0; d < 6; ++d) U(d, d) += lambda * std::max(U(d, d), kDiagonalFloor);
-      S_.block<6, 6>(6 * c, 6 * c) = U;
-      b_.segment<6>(6 * c) = -gc_[size_t(c)];
+      const Block66 &U = U_[size_t(c)];
+      for (int m = 0; m < 6; ++m) {
+        for (int n = 0; n < 6; ++n) S[(6 * c + m) + dim * (6 * c + n)] = U[6 * m + n];
+        S[(6 * c + m) * (dim + 1)] += lambda * std::max(U[7 * m], kDiagonalFloor);
+        b[6 * c + m] = -gc_[size_t(c)][m];
+      }
     }
     for (int32_t j = 0; j < point_count_; ++j) {
-      Eigen::Matrix3d &Vinv = Vinv_[size_t(j)];
+      Block33 &Vinv = Vinv_[size_t(j)];
       if (point_active_[size_t(j)] == 0) {
-        Vinv.setZero();  // no observation in front of a camera: the point stays where it is
+        Vinv.fill(0);  // no observation in front of a camera: the point stays where it is
         continue;
       }
-      Eigen::Matrix3d V = V_[size_t(j)];
-      for (int d = 0; d < 3; ++d) V(d, d) += lambda * std::max(V(d, d), kDiagonalFloor);
-      const double det = V.determinant();
-      if (!(det > 0) || !std::isfinite(det)) {
-        Vinv.setZero();  // not positive definite (numerically): hold the point for this step
-        continue;
-      }
-      Vinv = V.inverse();
-      if (!Vinv.allFinite()) {
-        Vinv.setZero();
+      Block33 V = V_[size_t(j)];
+      for (int d = 0; d < 3; ++d) V[4 * d] += lambda * std::max(V[4 * d], kDiagonalFloor);
+      if (!invert(V, Vinv)) {
+        Vinv.fill(0);  // not positive definite (numerically): hold the point for this step
         continue;
       }
       if (free_count_ == 0) continue;
+      const Vec3 &gp = gp_[size_t(j)];
       const int32_t begin = point_offsets_[size_t(j)], end = point_offsets_[size_t(j) + 1];
       for (int32_t a = begin; a < end; ++a) {
         const int32_t ia = by_point_[size_t(a)];
         Linearised &la = linearised_[size_t(ia)];
         const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
         if (ca < 0 || la.w == 0) continue;
-        la.T.noalias() = la.W * Vinv;
-        b_.segment<6>(6 * ca).noalias() += la.T * gp_[size_t(j)];
+        for (int m = 0; m < 6; ++m) {
+          for (int k = 0; k < 3; ++k) {
+            la.T[m][k] = la.W[m][0] * Vinv[k] + la.W[m][1] * Vinv[3 + k] + la.W[m][2] * Vinv[6 + k];
+          }
+          b[6 * ca + m] += la.T[m][0] * gp[0] + la.T[m][1] * gp[1] + la.T[m][2] * gp[2];
+        }
       }
       // Only the lower triangle of the reduced system is filled (LDLT reads only that one).
       for (int32_t a = begin; a < end; ++a) {
@@ -225,12 +325,17 @@ class BundleAdjuster {
         const Linearised &la = linearised_[size_t(ia)];
         const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
         if (ca < 0 || la.w == 0) continue;
-        for (int32_t b = begin; b < end; ++b) {
-          const int32_t ib = by_point_[size_t(b)];
+        for (int32_t bb = begin; bb < end; ++bb) {
+          const int32_t ib = by_point_[size_t(bb)];
           const Linearised &lb = linearised_[size_t(ib)];
           const int32_t cb = free_index_[size_t(observations_[size_t(ib)].camera)];
           if (cb < 0 || lb.w == 0 || cb > ca) continue;
-          S_.block<6, 6>(6 * ca, 6 * cb).noalias() -= la.T * lb.W.transpose();
+          for (int n = 0; n < 6; ++n) {
+            double *column = S + dim * (6 * cb + n) + 6 * ca;
+            for (int m = 0; m < 6; ++m) {
+              column[m] -= la.T[m][0] * lb.W[n][0] + la.T[m][1] * lb.W[n][1] + la.T[m][2] * lb.W[n][2];
+            }
+          }
         }
       }
     }
@@ -242,18 +347,26 @@ class BundleAdjuster {
       camera_step = ldlt.solve(b_);
       if (!camera_step.allFinite()) return false;
     }
+    const double *dc = camera_step.data();
     for (int32_t j = 0; j < point_count_; ++j) {
-      Eigen::Vector3d rhs = -gp_[size_t(j)];
+      const Vec3 &gp = gp_[size_t(j)];
+      double rhs[3] = {-gp[0], -gp[1], -gp[2]};
       const int32_t begin = point_offsets_[size_t(j)], end = point_offsets_[size_t(j) + 1];
       for (int32_t a = begin; a < end; ++a) {
         const int32_t ia = by_point_[size_t(a)];
         const Linearised &la = linearised_[size_t(ia)];
         const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
         if (ca < 0 || la.w == 0) continue;
-        rhs.noalias() -= la.W.transpose() * camera_step.segment<6>(6 * ca);
+        for (int m = 0; m < 6; ++m) {
+          for (int k = 0; k < 3; ++k) rhs[k] -= la.W[m][k] * dc[6 * ca + m];
+        }
       }
-      point_step[size_t(j)].noalias() = Vinv_[size_t(j)] * rhs;
-      if (!point_step[size_t(j)].allFinite()) return false;
+      const Block33 &Vinv = Vinv_[size_t(j)];
+      double *step = point_step[size_t(j)].data();
+      for (int k = 0; k < 3; ++k) {
+        step[k] = Vinv[3 * k] * rhs[0] + Vinv[3 * k + 1] * rhs[1] + Vinv[3 * k + 2] * rhs[2];
+        if (!std::isfinite(step[k])) return false;
+      }
     }
     return true;
   }
@@ -263,17 +376,18 @@ class BundleAdjuster {
   double predicted_decrease(double lambda, const Eigen::VectorXd &camera_step,
                             const std::vector<Eigen::Vector3d> &point_step) const {
     double sum = 0;
+    const double *dc = camera_step.data();
     for (int32_t c = 0; c < free_count_; ++c) {
-      const Vector6 d = camera_step.segment<6>(6 * c);
       for (int k = 0; k < 6; ++k) {
-        sum += d(k) * (lambda * std::max(U_[size_t(c)](k, k), kDiagonalFloor) * d(k) - gc_[size_t(c)](k));
+        const double d = dc[6 * c + k];
+        sum += d * (lambda * std::max(U_[size_t(c)][7 * k], kDiagonalFloor) * d - gc_[size_t(c)][k]);
       }
     }
     for (int32_t j = 0; j < point_count_; ++j) {
       if (point_active_[size_t(j)] == 0) continue;
-      const Eigen::Vector3d &d = point_step[size_t(j)];
+      const double *d = point_step[size_t(j)].data();
       for (int k = 0; k < 3; ++k) {
-        sum += d(k) * (lambda * std::max(V_[size_t(j)](k, k), kDiagonalFloor) * d(k) - gp_[size_t(j)](k));
+        sum += d[k] * (lambda * std::max(V_[size_t(j)][4 * k], kDiagonalFloor) * d[k] - gp_[size_t(j)][k]);
       }
     }
     return 0.5 * sum;
@@ -286,13 +400,16 @@ class BundleAdjuster {
     for (size_t i = 0; i < state.poses.size(); ++i) {
       const int32_t c = free_index_[i];
       if (c < 0) continue;
-      const Vector6 xi = camera_step.segment<6>(6 * c);
+      const Eigen::Matrix<double, 6, 1> xi = camera_step.segment<6>(6 * c);
       const Eigen::Matrix3d dR = cvision::so3_exp(xi.head<3>());
       next.poses[i].R = cvision::nearest_rotation(dR * state.poses[i].R);
       next.poses[i].t = dR * state.poses[i].t + xi.tail<3>();
     }
     for (size_t j = 0; j < state.points.size(); ++j) {
-      if (point_active_[j] != 0) next.points[j] += point_step[j];
+      if (point_active_[j] == 0) continue;
+      double *p = next.points[j].data();
+      const double *d = point_step[j].data();
+      for (int k = 0; k < 3; ++k) p[k] += d[k];
     }
     return next;
   }
@@ -304,12 +421,13 @@ class BundleAdjuster {
   int32_t point_count_;
   cv_intrinsics k_;
   double delta_;
+  double depth_delta_;
   std::vector<int32_t> point_offsets_, by_point_;
   std::vector<Linearised> linearised_;
-  std::vector<Matrix66> U_;
-  std::vector<Vector6> gc_;
-  std::vector<Eigen::Matrix3d> V_, Vinv_;
-  std::vector<Eigen::Vector3d> gp_;
+  std::vector<Block66> U_;
+  std::vector<Vec6> gc_;
+  std::vector<Block33> V_, Vinv_;
+  std::vector<Vec3> gp_;
   std::vector<uint8_t> point_active_;
   Eigen::MatrixXd S_;
   Eigen::VectorXd b_;

@@ -3,7 +3,9 @@
 // Parametrisation: camera_from_world (R, t) is updated by a left increment,
 // R <- exp(omega) R, t <- exp(omega) t + dt, i.e. T <- exp(xi) T on SE(3) with
 // the rotation part applied through the so(3) exponential map. Residuals are
-// pixel reprojection errors; points at or behind the camera get zero weight.
+// pixel reprojection errors, plus (RGB-D) each point's z-depth in the camera
+// against a measured depth in standard deviations; points at or behind the
+// camera get zero weight.
 
 #include <algorithm>
 #include <cmath>
@@ -28,16 +30,23 @@ struct Problem {
   const double *world;
   const double *image;
   const double *weights;
+  const double *depths;  // (depth, inverse sigma) per point, inverse sigma 0: none; nullptr: none at all
   int32_t count;
   cv_intrinsics k;
   double delta;
+  double depth_delta;
 
   Eigen::Vector3d point(int32_t i) const { return Eigen::Vector3d(world[3 * i], world[3 * i + 1], world[3 * i + 2]); }
   Eigen::Vector2d observation(int32_t i) const { return Eigen::Vector2d(image[2 * i], image[2 * i + 1]); }
   double weight(int32_t i) const { return weights == nullptr ? 1.0 : weights[i]; }
 
   /// Huber loss of an error of `e` pixels.
-  double huber(double e) const { return e <= delta ? 0.5 * e * e : delta * (e - 0.5 * delta); }
+  double huber(double e) const { return huber(e, delta); }
+  static double huber(double e, double d) { return e <= d ? 0.5 * e * e : d * (e - 0.5 * d); }
+  /// The depth residual of point `i` at camera-frame position `p`, standard deviations (0 without a prior).
+  double depth_residual(int32_t i, const Eigen::Vector3d &p) const {
+    return depths == nullptr || depths[2 * i + 1] == 0 ? 0.0 : (p.z() - depths[2 * i]) * depths[2 * i + 1];
+  }
 
   /// Robust cost; points behind the camera contribute a fixed penalty so that
   /// a step cannot lower the cost by pushing points behind the camera.
@@ -48,7 +57,9 @@ struct Problem {
       const double w = weight(i);
       if (w == 0) continue;
       const Eigen::Vector3d p = pose.R * point(i) + pose.t;
-      total += w * (p.z() > kMinDepth ? huber((cvision::project(k, p) - observation(i)).norm()) : behind_penalty);
+      total += w * (p.z() > kMinDepth ? huber((cvision::project(k, p) - observation(i)).norm()) +
+                                            huber(std::abs(depth_residual(i, p)), depth_delta)
+                                      : behind_penalty);
     }
     return total;
   }
@@ -65,7 +76,8 @@ Pose apply_increment(const Pose &pose, const Eigen::Matrix<double, 6, 1> &xi) {
 }  // namespace
 
 extern "C" int32_t cv_refine_pose(const double *world_points, const double *image_points, const double *weights,
-                                  int32_t count, cv_intrinsics intrinsics, cv_refine_params params,
+                                  const double *depth_priors, int32_t count, cv_intrinsics intrinsics,
+                                  cv_refine_params params,
                                   cv_pose *camera_from_world, double *rms_error, cv_status *status) noexcept {
   return cvision::guarded(status, "cv_refine_pose", [&](cv_status *) -> int32_t {
     cvision::require_count(count, 3, "count");
@@ -89,8 +101,21 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
         }
       }
     }
+    if (depth_priors != nullptr) {
+      if (std::isnan(params.depth_huber_delta) || params.depth_huber_delta <= 0) {
+        fail(CV_ERR_INVALID_ARGUMENT, "params.depth_huber_delta must be positive (got %g)", params.depth_huber_delta);
+      }
+      for (int32_t i = 0; i < count; ++i) {
+        const double d = depth_priors[2 * i], inverse_sigma = depth_priors[2 * i + 1];
+        if (!std::isfinite(inverse_sigma) || inverse_sigma < 0 || (inverse_sigma > 0 && !(d > 0 && std::isfinite(d)))) {
+          fail(CV_ERR_INVALID_ARGUMENT, "depth_priors[%d] must be a positive depth and a finite inverse sigma >= 0 (got %g, %g)",
+               i, d, inverse_sigma);
+        }
+      }
+    }
     Pose pose = cvision::read_pose(*camera_from_world, "camera_from_world");
-    const Problem problem{world_points, image_points, weights, count, intrinsics, params.huber_delta};
+    const Problem problem{world_points, image_points, weights,          depth_priors,
+                          count,        intrinsics,   params.huber_delta, params.depth_huber_delta};
 
     double cost = problem.cost(pose);
     double lambda = 1e-4;
@@ -117,6 +142,17 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
         const Eigen::Matrix<double, 2, 6> J = d_proj * d_point;
         H += w * J.transpose() * J;
         g += w * J.transpose() * r;
+        if (const double rd = problem.depth_residual(i, p); rd != 0) {
+          // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
+          const double inverse_sigma = depth_priors[2 * i + 1];
+          Eigen::Matrix<double, 6, 1> Jd;
+          Jd << p.y(), -p.x(), 0, 0, 0, 1;
+          Jd *= inverse_sigma;
+          const double ed = std::abs(rd);
+          const double wd = w_user * (ed <= params.depth_huber_delta ? 1.0 : params.depth_huber_delta / ed);
+          H += wd * Jd * Jd.transpose();
+          g += (wd * rd) * Jd;
+        }
         ++used;
       }
       if (used < 3) break;

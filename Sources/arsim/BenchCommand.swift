@@ -19,7 +19,9 @@ enum BenchCommand {
     has ground truth. Timings use the monotonic
     clock; results do not depend on them. `planes` is the session's plane detection per
     frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
-    `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran.
+    `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran,
+    `trackingP90Milliseconds` (track + pose + map, 90th percentile), `mapMeanMilliseconds` and
+    `mapP90Milliseconds` (map upkeep: the keyframes pay the bundle adjustment).
 
     With --raycast, no recording is read: times ARSession.raycast against a synthetic, seeded frame
     of plane anchors with convex boundary polygons, queries from eye height aimed at the anchors
@@ -130,6 +132,14 @@ enum BenchCommand {
         ("mode", .string(run.mode.rawValue)),
       ]
       members += stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
+      // The tail and mean of the per-frame tracking and map upkeep (keyframes pay the bundle adjustment).
+      func p90(_ values: [Double]) -> Double { values.sorted()[values.count * 9 / 10] * 1000 }
+      let tracking = frames.map { $0.timings.track + $0.timings.pose + $0.timings.map }
+      members.append(("trackingP90Milliseconds", .number(p90(tracking))))
+      members.append(
+        ("mapMeanMilliseconds", .number(frames.map(\.timings.map).reduce(0, +) * 1000 / Double(frames.count)))
+      )
+      members.append(("mapP90Milliseconds", .number(p90(frames.map(\.timings.map)))))
       members.append(("wallMilliseconds", .number(wall)))
       members.append(("cpuMilliseconds", .number(cpu)))
       members.append(("threads", .int(run.threads)))

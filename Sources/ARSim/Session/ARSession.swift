@@ -308,8 +308,7 @@ public final class ARSession: @unchecked Sendable {
       }()
     planeDetector = detector
     return detector.process(
-      recorded, depth: recorded.depth(minConfidence: configuration.tracking.minDepthConfidence),
-      tracked: tracked, intrinsics: info.depthIntrinsics ?? info.intrinsics)
+      recorded, depth: tracked.depth, tracked: tracked, intrinsics: info.depthIntrinsics ?? info.intrinsics)
   }
 
   /// The frame and its callbacks, in delivery order.

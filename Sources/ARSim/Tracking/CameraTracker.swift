@@ -46,6 +46,9 @@ package struct TrackedFrame: Sendable {
   /// Whether the tracker's keyframes cover the view (nil without a keyframe map): ARKit's
   /// `mapped` rather than `extending`.
   package var isViewMapped: Bool? = nil
+  /// The frame's depth as tracking read it, at its own resolution: pixels below
+  /// ``TrackerOptions/minDepthConfidence`` masked (NaN). Plane detection reads the same map.
+  package var depth: DepthImage? = nil
 
   /// Whether the frame has a tracked pose: `normal`, or limited by features or motion (not
   /// initialising, not relocalising).
@@ -157,9 +160,11 @@ package final class CameraTracker {
     // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
     // odometry reads no image.
     let gray = frame.image?.gray ?? GrayImage(width: 0, height: 0, pixels: [])
-    var depth = frame.depth(minConfidence: options.minDepthConfidence)
-    if options.mode != .depth, let map = depth {
-      depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
+    let masked = frame.depth(minConfidence: options.minDepthConfidence)
+    let depth = masked.map {
+      FrameDepth(
+        map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
+        imageIntrinsics: info.intrinsics)
     }
     (odometry as? DepthOdometry)?.add(frame.imu)
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
@@ -197,14 +202,14 @@ package final class CameraTracker {
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
       inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction,
       worldDeformation: result.deformation?.expressed(in: worldFromO), relocalizedToMap: relocalizedToMap,
-      isViewMapped: odometry.isMapped(result.oFromOptical))
+      isViewMapped: odometry.isMapped(result.oFromOptical), depth: masked)
   }
 
   /// While a world map waits: locates the frame in it (when the odometry measured the frame); once
   /// ``TrackerOptions/Relocalization/mapAgreementFrames`` consecutive frames give map alignments (map
   /// world from O) that agree, takes their mean as the map's world and hands the map's keyframes to
   /// the odometry. True when it did.
-  private func locateInMap(gray: GrayImage, depth: DepthImage?, result: OdometryResult) -> Bool {
+  private func locateInMap(gray: GrayImage, depth: FrameDepth?, result: OdometryResult) -> Bool {
     guard let map = pendingMap else { return false }
     guard result.source != .prediction,
       let (mapFromOptical, _) = odometry.locate(gray: gray, depth: depth, in: map)

@@ -42,12 +42,12 @@ final class DepthOdometry: Odometry {
   /// predicted as without a gyroscope).
   func cameraWasOff() { gyroscope.reset() }
 
-  func process(gray _: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult {
+  func process(gray _: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
     let start = ContinuousClock.now
     defer { lap(&timings.pose, since: start) }
     let turn = gyroscope.rotation(at: timestamp)
-    guard let depth else { return predicted(turn: turn) }
+    guard let depth = depth?.map else { return predicted(turn: turn) }
     guard let keyframe else {
       self.keyframe = (depth, pose)
       return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])

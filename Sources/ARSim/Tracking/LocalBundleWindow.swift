@@ -1,5 +1,6 @@
-/// The monocular map's local bundle adjustment (ORB-SLAM's local BA, stella_vslam's `local_map_updater`
-/// and `local_bundle_adjuster`): the last `windowSize` keyframes are refined together with the
+/// The feature map's local bundle adjustment (ORB-SLAM's local BA, stella_vslam's `local_map_updater`
+/// and `local_bundle_adjuster`), monocular and RGB-D (where the depth measured at each observation is
+/// a prior on the point, weighted by the sensor's noise): the last `windowSize` keyframes are refined together with the
 /// landmarks they see (the local map); the older ones that still observe one of those landmarks are
 /// kept, fixed. They hold the gauge and the scale over their longer baselines, whereas two fixed
 /// neighbouring keyframes (a few frames and centimetres apart) let the error of their relative pose set
@@ -11,6 +12,8 @@ struct LocalBundleWindow {
     /// Pixel of every track in the keyframe, landmark or candidate: a candidate's observations join
     /// the bundle adjustment once it is triangulated.
     var observations: [UInt64: SIMD2<Double>]
+    /// The depth measured at an observation's pixel, when there was one (RGB-D).
+    var depths: [UInt64: BundleAdjustment.DepthPrior]
   }
 
   let options: TrackerOptions.LocalBundle
@@ -23,7 +26,13 @@ struct LocalBundleWindow {
     self.intrinsics = intrinsics
   }
 
-  /// Adds a keyframe at `opticalFromO` observing `observations`, and refines the last `windowSize`
+  /// Moves the keyframes rigidly: O becomes `newFromOld` O.
+  mutating func move(by newFromOld: RigidTransform) {
+    for k in keyframes.indices { keyframes[k].opticalFromO = keyframes[k].opticalFromO * newFromOld.inverse }
+  }
+
+  /// Adds a keyframe at `opticalFromO` observing `observations` (with the depths measured at some of
+  /// them, `depths`: priors on those points), and refines the last `windowSize`
   /// keyframes' poses and the landmarks they see (in `landmarks`, tracked, or `retired`: lost by KLT
   /// but still observed) by bundle adjustment, with up to `maxFixedKeyframes` older keyframes that
   /// observe those landmarks held fixed (the first keyframe alone while there are no older ones). Older
@@ -32,9 +41,10 @@ struct LocalBundleWindow {
   /// ran (too few keyframes or shared points, or the solver failed).
   mutating func addAndAdjust(
     opticalFromO: RigidTransform, observations: [UInt64: SIMD2<Double>],
-    landmarks: inout [UInt64: SIMD3<Double>], retired: inout [UInt64: SIMD3<Double>]
+    depths: [UInt64: BundleAdjustment.DepthPrior] = [:], landmarks: inout [UInt64: SIMD3<Double>],
+    retired: inout [UInt64: SIMD3<Double>]
   ) -> RigidTransform? {
-    keyframes.append(Keyframe(opticalFromO: opticalFromO, observations: observations))
+    keyframes.append(Keyframe(opticalFromO: opticalFromO, observations: observations, depths: depths))
     let (tracked, lost) = (landmarks, retired)
     func position(_ id: UInt64) -> SIMD3<Double>? { tracked[id] ?? lost[id] }
     // The local map: the points the refined keyframes observe.
@@ -64,7 +74,8 @@ struct LocalBundleWindow {
     for (c, keyframe) in keyframes.enumerated() {
       for (k, id) in pointIDs.enumerated() {
         guard let pixel = keyframe.observations[id] else { continue }
-        measurements.append(BundleAdjustment.Observation(camera: c, point: k, pixel: pixel))
+        measurements.append(
+          BundleAdjustment.Observation(camera: c, point: k, pixel: pixel, depth: keyframe.depths[id]))
       }
     }
     guard

@@ -14,7 +14,7 @@ struct MonoInitializer {
   /// The number of tracks detected in the reference frame.
   var referenceTrackCount = 0
   /// The reference frame's depth, when recorded (the map's metric scale).
-  var referenceDepth: DepthImage?
+  var referenceDepth: FrameDepth?
 
   /// Median pixel displacement that triggers the two-view initialisation.
   var initialParallax: Double {
@@ -150,12 +150,13 @@ struct MonoInitializer {
   ) {
     var ratios: [Double] = []
     if let referenceDepth {
-      for (p, pixel) in points {
-        let x = Int(pixel.x.rounded())
-        let y = Int(pixel.y.rounded())
-        guard x >= 0, y >= 0, x < referenceDepth.width, y < referenceDepth.height else { continue }
-        let d = Double(referenceDepth.metres[y * referenceDepth.width + x])
-        if d.isFinite, d > 0, p.z > 0 { ratios.append(d / p.z) }
+      // Any surface's depth will do (the median is robust to the odd edge pixel).
+      for (p, pixel) in points where p.z > 0 {
+        guard
+          let d = referenceDepth.sample(
+            atImagePixel: SIMD2(Float(pixel.x), Float(pixel.y)), edgeBase: .infinity, edgeSlope: 0)?.depth
+        else { continue }
+        ratios.append(d / p.z)
       }
     }
     if ratios.count >= 20 { return (ratios.sorted()[ratios.count / 2], .firstDepthFrame) }

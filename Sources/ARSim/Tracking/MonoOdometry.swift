@@ -54,7 +54,7 @@ final class MonoOdometry: Odometry {
     window = LocalBundleWindow(options: options.localBundle, intrinsics: intrinsics)
   }
 
-  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult {
+  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
     var clock = ContinuousClock.now
     let pyramid = tracks.pyramid(gray)
@@ -158,7 +158,7 @@ final class MonoOdometry: Odometry {
 
   /// Makes this frame the reference of the two-view initialisation: drops the tracks and detects new
   /// candidates at the current pose.
-  private func restartInitialization(gray: GrayImage, depth: DepthImage?) {
+  private func restartInitialization(gray: GrayImage, depth: FrameDepth?) {
     tracks.removeAll()
     candidates.removeAll()
     initializer.referenceDepth = depth

@@ -47,8 +47,9 @@ package struct OdometryResult: Sendable {
 protocol Odometry: AnyObject {
   /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
   var timings: StageTimings { get }
-  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown), when recorded.
-  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult
+  /// Tracks one frame. `depth` is the registered z-depth (metres, NaN where unknown or of low
+  /// confidence) at its own resolution, when recorded.
+  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
   /// The keyframe map in O (empty without one).
@@ -56,7 +57,7 @@ protocol Odometry: AnyObject {
   /// The last processed frame (whose `gray` and `depth` are given again) located against `keyframes`
   /// of a world map: map from the frame's optical frame and the PnP inliers, or nil when no keyframe
   /// recognises the place. Changes nothing in the odometry.
-  func locate(gray: GrayImage, depth: DepthImage?, in keyframes: [Keyframe]) -> (
+  func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (
     mapFromOptical: RigidTransform, inliers: Int
   )?
   /// Adds a world map's keyframes (already in O) to the keyframe map, for later relocalisations.
@@ -70,7 +71,7 @@ extension Odometry {
   /// their own loss detection.
   func cameraWasOff() {}
   var mapKeyframes: [Keyframe] { [] }
-  func locate(gray: GrayImage, depth: DepthImage?, in keyframes: [Keyframe]) -> (
+  func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (
     mapFromOptical: RigidTransform, inliers: Int
   )? { nil }
   func adopt(_ keyframes: [Keyframe]) {}

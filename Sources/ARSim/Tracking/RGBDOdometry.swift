@@ -1,23 +1,17 @@
 import Foundation
 
-/// A landmark: a 3D point in O with the confidence of its position.
-struct Landmark {
-  var position: SIMD3<Double>
-  /// Sum of the inverse variances of the observations averaged into `position` (1/m²).
-  var weight: Double
-}
-
 /// RGB-D visual odometry: KLT-tracked features with metric depth, pose by PnP RANSAC against
-/// the landmarks in O, refined by robust least squares; dense depth alignment where features are
+/// the landmarks in O, refined by robust least squares; the landmarks refined over a window of
+/// keyframes with their depths as priors (``RGBDMap``); dense depth alignment where features are
 /// scarce; a ``Relocalizer`` against the ``KeyframeStore`` after loss and after a stretch of drift.
+/// Depth is read at its own resolution, at each feature's ray (``FrameDepth``).
 final class RGBDOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
-  private var landmarks: [UInt64: Landmark] = [:]
+  private var map: RGBDMap
   private var tracks: FeatureFrontEnd
-  private var nextLandmarkID: UInt64 = 1
   private var previousPyramid: KLTPyramid?
-  private var previousDepth: DepthImage?
+  private var previousDepth: FrameDepth?
   /// O from the current optical frame.
   private var pose = RigidTransform.identity
   private var previousPose: RigidTransform?
@@ -47,13 +41,14 @@ final class RGBDOdometry: Odometry {
     self.intrinsics = intrinsics
     self.options = options
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
+    map = RGBDMap(options: options, intrinsics: intrinsics)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
   }
 
   /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
-  func process(gray: GrayImage, depth: DepthImage?, timestamp: Double) -> OdometryResult {
+  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
     frameTime = timestamp
     var clock = ContinuousClock.now
@@ -159,9 +154,15 @@ final class RGBDOdometry: Odometry {
     let deformation =
       source == .features && quality == .normal ? closeLoop(gray: gray, depth: depth) : nil
     clock = lap(&timings.pose, since: clock)
+    map.keep(tracked: tracks.ids)
     if source != .prediction {
-      if quality == .normal, let depth { refineLandmarks(depth: depth) }
       replenish(gray: gray, depth: depth)
+      if source == .features, quality != .excessiveMotion, let depth,
+        let refined = map.frameTracked(
+          oFromOptical: pose, ids: tracks.ids, pixels: tracks.pixels, depthAt: { sample($0, in: depth) })
+      {
+        pose = refined
+      }
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
     lap(&timings.map, since: clock)
@@ -173,7 +174,7 @@ final class RGBDOdometry: Odometry {
   /// Checks the frame for a loop (``LoopCloser``); when one closes, the keyframes since move, and the
   /// pose, the last pose and the landmarks (the frame's own, made since) move with the frame's
   /// correction. Returns the deformation of the map (in O), or nil.
-  private func closeLoop(gray: GrayImage, depth: DepthImage?) -> WorldDeformation? {
+  private func closeLoop(gray: GrayImage, depth: FrameDepth?) -> WorldDeformation? {
     let start = ContinuousClock.now
     defer { lap(&timings.recognition, since: start) }
     guard
@@ -187,12 +188,12 @@ final class RGBDOdometry: Odometry {
     let moved = corrected * pose.inverse
     pose = corrected
     previousPose = previousPose.map { moved * $0 }
-    for id in landmarks.keys { landmarks[id]!.position = moved.apply(to: landmarks[id]!.position) }
+    map.move(by: moved)
     return deformation
   }
 
   private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
-    let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0.position) } }
+    let seen = tracks.ids.compactMap { id in map.landmarks[id].map { (identifier: id, position: $0) } }
     return OdometryResult(
       oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
   }
@@ -223,8 +224,9 @@ final class RGBDOdometry: Odometry {
   private func trackFeatures(from previous: KLTPyramid, to current: KLTPyramid, predicted: RigidTransform) {
     let opticalFromO = predicted.inverse
     let projector = tracks
+    let landmarks = map.landmarks
     tracks.track(from: previous, to: current) { id in
-      landmarks[id].flatMap { projector.project($0.position, opticalFromO) }
+      landmarks[id].flatMap { projector.project($0, opticalFromO) }
     }
   }
 
@@ -234,74 +236,36 @@ final class RGBDOdometry: Odometry {
   )? {
     guard tracks.count >= options.minInliers,
       let (solved, inliers) = tracks.solvePose(
-        position: { landmarks[$0]?.position }, predicted: predicted.inverse,
+        position: { map.landmarks[$0] }, predicted: predicted.inverse,
         seed: options.seed &+ UInt64(frameIndex))
     else { return nil }
     return (solved.inverse, .features, inliers)
   }
 
-  /// Depth at a pixel when it is valid and not on a depth edge.
-  private func depthAt(_ pixel: SIMD2<Float>, in depth: DepthImage) -> Double? {
-    let x = Int(pixel.x.rounded())
-    let y = Int(pixel.y.rounded())
-    guard x >= 1, y >= 1, x < depth.width - 1, y < depth.height - 1 else { return nil }
-    var low = Float.infinity
-    var high = -Float.infinity
-    for dy in -1...1 {
-      for dx in -1...1 {
-        let d = depth.metres[(y + dy) * depth.width + x + dx]
-        guard d.isFinite, d > 0 else { return nil }
-        low = min(low, d)
-        high = max(high, d)
-      }
-    }
-    let d = Double(depth.metres[y * depth.width + x])
-    guard d >= options.minDepth, d <= options.maxDepth,
-      Double(high - low) < rgbd.depthEdgeBase + rgbd.depthEdgeSlope * d
-    else {
-      return nil
-    }
-    return d
+  /// The depth seen at an image pixel when it is valid and on one surface (``FrameDepth/sample(atImagePixel:edgeBase:edgeSlope:)``),
+  /// within the depth range.
+  private func sample(_ pixel: SIMD2<Float>, in depth: FrameDepth) -> FrameDepth.Sample? {
+    guard
+      let found = depth.sample(
+        atImagePixel: pixel, edgeBase: rgbd.depthEdgeBase, edgeSlope: rgbd.depthEdgeSlope),
+      found.depth >= options.minDepth, found.depth <= options.maxDepth
+    else { return nil }
+    return found
   }
 
-  /// Depth noise model: standard deviation in metres at depth `d` (structured-light sensors grow with d²).
-  private func depthSigma(_ d: Double) -> Double { rgbd.depthNoiseBase + rgbd.depthNoiseQuadratic * d * d }
-
-  /// Averages the current depth observations of well-tracked landmarks into their positions.
-  private func refineLandmarks(depth: DepthImage) {
-    for (i, id) in tracks.ids.enumerated() {
-      guard var landmark = landmarks[id], let d = depthAt(tracks.pixels[i], in: depth) else { continue }
-      let observed = pose.apply(to: intrinsics.backProject(SIMD2(tracks.pixels[i]), depth: d))
-      let sigma = depthSigma(d)
-      guard simd_length(observed - landmark.position) < 3 * sigma + 0.01 else { continue }
-      let w = 1 / (sigma * sigma)
-      let cap = rgbd.landmarkWeightCap / (sigma * sigma)
-      guard landmark.weight < cap else { continue }
-      landmark.position = (landmark.position * landmark.weight + observed * w) / (landmark.weight + w)
-      landmark.weight += w
-      landmarks[id] = landmark
-    }
+  /// The z-depth at an image pixel (``sample(_:in:)``), metres.
+  private func depthAt(_ pixel: SIMD2<Float>, in depth: FrameDepth) -> Double? {
+    sample(pixel, in: depth)?.depth
   }
 
   /// Detects new features away from the tracked ones and makes landmarks of those with depth.
-  private func replenish(gray: GrayImage, depth: DepthImage?) {
-    // The map is the tracked set plus keyframes: forget landmarks no longer tracked.
-    if landmarks.count > 2 * options.targetFeatures {
-      let alive = Set(tracks.ids)
-      landmarks = landmarks.filter { alive.contains($0.key) }
-    }
+  private func replenish(gray: GrayImage, depth: FrameDepth?) {
     guard let depth, tracks.count < options.targetFeatures * 8 / 10 else { return }
     let needed = options.targetFeatures - tracks.count
     var added = 0
     for corner in tracks.newCorners(in: gray, count: needed * 2) where added < needed {
       guard let d = depthAt(corner, in: depth) else { continue }
-      let id = nextLandmarkID
-      nextLandmarkID += 1
-      let sigma = depthSigma(d)
-      landmarks[id] = Landmark(
-        position: pose.apply(to: intrinsics.backProject(SIMD2(corner), depth: d)), weight: 1 / (sigma * sigma)
-      )
-      tracks.append(id, corner)
+      tracks.append(map.add(pose.apply(to: intrinsics.backProject(SIMD2(corner), depth: d))), corner)
       added += 1
     }
   }
@@ -309,7 +273,7 @@ final class RGBDOdometry: Odometry {
   // MARK: Depth alignment
 
   private func alignDepth(
-    reference: DepthImage, current: DepthImage, referencePose: RigidTransform, predicted: RigidTransform
+    reference: FrameDepth, current: FrameDepth, referencePose: RigidTransform, predicted: RigidTransform
   )
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
@@ -320,7 +284,8 @@ final class RGBDOdometry: Odometry {
     _ = predicted
     guard
       let aligned = try? DepthAlignment.align(
-        reference: reference, current: current, intrinsics: intrinsics, initial: nil, parameters: .init()),
+        reference: reference.map, current: current.map, intrinsics: current.depthIntrinsics, initial: nil,
+        parameters: .init()),
       aligned.inlierFraction > rgbd.minAlignmentInlierFraction,
       !aligned.isDegenerate(threshold: rgbd.alignmentDegeneracy)
     else { return nil }
@@ -343,7 +308,7 @@ final class RGBDOdometry: Odometry {
   /// under ``TrackerOptions/Relocalization/maxRelocalizingFrames``, a `relocalizing` result with
   /// the last pose held. Beyond that the place is taken as new and tracking resumes frame to frame
   /// from the held pose (the map continues from there: a discontinuity the frames' states show).
-  private func recoverAfterGap(gray: GrayImage, depth: DepthImage?) -> OdometryResult? {
+  private func recoverAfterGap(gray: GrayImage, depth: FrameDepth?) -> OdometryResult? {
     guard let gap = framesSinceGap else { return nil }
     var clock = ContinuousClock.now
     if let (found, _, inliers) = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...]) {
@@ -369,7 +334,7 @@ final class RGBDOdometry: Odometry {
 
   var mapKeyframes: [Keyframe] { keyframes.keyframes }
 
-  func locate(gray: GrayImage, depth: DepthImage?, in map: [Keyframe]) -> (
+  func locate(gray: GrayImage, depth: FrameDepth?, in map: [Keyframe]) -> (
     mapFromOptical: RigidTransform, inliers: Int
   )? {
     relocalizer.relocalize(
@@ -382,13 +347,13 @@ final class RGBDOdometry: Odometry {
 
   func isMapped(_ oFromOptical: RigidTransform) -> Bool? { keyframes.covers(oFromOptical) }
 
-  private func addKeyframe(gray: GrayImage, depth: DepthImage?) {
+  private func addKeyframe(gray: GrayImage, depth: FrameDepth?) {
     guard let depth else { return }
     keyframes.add(gray: gray, oFromOptical: pose, time: frameTime) { depthAt($0, in: depth) }
   }
 
   /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
-  private func relocalize(gray: GrayImage, depth: DepthImage?, keyframes: ArraySlice<Keyframe>)
+  private func relocalize(gray: GrayImage, depth: FrameDepth?, keyframes: ArraySlice<Keyframe>)
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
     let start = ContinuousClock.now

@@ -1,7 +1,8 @@
 internal import CVision
 
 /// Sliding-window bundle adjustment: jointly refines camera poses and the points they observe by
-/// robust (Huber) Levenberg-Marquardt on the reprojection errors (CVision's `cv_bundle_adjust`).
+/// robust (Huber) Levenberg-Marquardt on the reprojection errors (CVision's `cv_bundle_adjust`) and,
+/// for observations with a measured depth (RGB-D), on the depth residuals weighted by their noise.
 ///
 /// Poses are camera-from-world in the optical frame (x right, y down, z forward); points are in the
 /// world frame (metres for metric data); pixels are undistorted, origin at the centre of the
@@ -17,12 +18,32 @@ package enum BundleAdjustment {
     package var point: Int
     /// Where the point was observed, pixels (undistorted, origin at the centre of the top-left pixel).
     package var pixel: SIMD2<Double>
+    /// The point's measured z-depth in the camera, when a depth sensor gave one: a prior on the
+    /// point's depth, weighted by its noise.
+    package var depth: DepthPrior?
 
-    /// Creates an observation of point `point` by camera `camera` at `pixel` (pixels).
-    package init(camera: Int, point: Int, pixel: SIMD2<Double>) {
+    /// Creates an observation of point `point` by camera `camera` at `pixel` (pixels), with the
+    /// measured `depth` when there is one.
+    package init(camera: Int, point: Int, pixel: SIMD2<Double>, depth: DepthPrior? = nil) {
       self.camera = camera
       self.point = point
       self.pixel = pixel
+      self.depth = depth
+    }
+  }
+
+  /// A measured z-depth and its noise: the residual (z − `depth`) / `sigma` joins the cost, with its
+  /// own Huber threshold in standard deviations.
+  package struct DepthPrior: Sendable, Equatable {
+    /// Measured z-depth along the camera's optical axis, metres, > 0.
+    package var depth: Double
+    /// Standard deviation of the measurement, metres, > 0.
+    package var sigma: Double
+
+    /// A depth of `depth` metres measured with standard deviation `sigma` metres.
+    package init(depth: Double, sigma: Double) {
+      self.depth = depth
+      self.sigma = sigma
     }
   }
 
@@ -64,11 +85,14 @@ package enum BundleAdjustment {
   ///     `.infinity` gives plain least squares).
   ///   - initialLambda: initial Levenberg-Marquardt damping relative to the diagonal, > 0
   ///     (default 1e-4).
+  ///   - depthHuberDelta: Huber threshold on the depth residuals, standard deviations, > 0
+  ///     (default 2); read only when an observation has a depth.
   /// - Throws: `.invalidArgument` for bad input (counts, indices, non-finite values, no fixed
   ///   camera); `.notEnoughData` when no observation lies in front of its camera.
   package static func adjust(
     cameras: [PoseCW], fixed: [Bool], points: [SIMD3<Double>], observations: [Observation],
-    intrinsics: CameraIntrinsics, iterations: Int = 10, huberDelta: Double = 2, initialLambda: Double = 1e-4
+    intrinsics: CameraIntrinsics, iterations: Int = 10, huberDelta: Double = 2, initialLambda: Double = 1e-4,
+    depthHuberDelta: Double = 2
   ) throws(VisionError) -> Result {
     guard fixed.count == cameras.count else {
       throw .invalidArgument("fixed (\(fixed.count)) and cameras (\(cameras.count)) differ in count")
@@ -79,6 +103,10 @@ package enum BundleAdjustment {
     var cameraIndices = [Int32]()
     var pointIndices = [Int32]()
     var pixels = [Double]()
+    // Depth priors (depth, sigma) per observation, NaN without one; none at all: no buffer.
+    let hasDepth = observations.contains { $0.depth != nil }
+    var depths = [Double]()
+    if hasDepth { depths.reserveCapacity(2 * observations.count) }
     cameraIndices.reserveCapacity(observations.count)
     pointIndices.reserveCapacity(observations.count)
     pixels.reserveCapacity(2 * observations.count)
@@ -86,6 +114,7 @@ package enum BundleAdjustment {
       cameraIndices.append(try VisionError.int32(observation.camera, "observations[\(k)].camera"))
       pointIndices.append(try VisionError.int32(observation.point, "observations[\(k)].point"))
       pixels += [observation.pixel.x, observation.pixel.y]
+      if hasDepth { depths += [observation.depth?.depth ?? .nan, observation.depth?.sigma ?? .nan] }
     }
     var poses = cameras.map(\.c)
     let flags = fixed.map { UInt8($0 ? 1 : 0) }
@@ -95,7 +124,7 @@ package enum BundleAdjustment {
 
     let params = cv_bundle_params(
       iterations: try VisionError.int32(iterations, "iterations"), huber_delta: huberDelta,
-      initial_lambda: initialLambda)
+      initial_lambda: initialLambda, depth_huber_delta: depthHuberDelta)
     let k = intrinsics.c
     var result = cv_bundle_result()
     var status = cv_status()
@@ -105,10 +134,13 @@ package enum BundleAdjustment {
           cameraIndices.withUnsafeBufferPointer { cameraBuffer in
             pointIndices.withUnsafeBufferPointer { pointIndexBuffer in
               pixels.withUnsafeBufferPointer { pixelBuffer in
-                cv_bundle_adjust(
-                  poseBuffer.baseAddress, cameraCount, flagBuffer.baseAddress, pointBuffer.baseAddress,
-                  pointCount, cameraBuffer.baseAddress, pointIndexBuffer.baseAddress, pixelBuffer.baseAddress,
-                  observationCount, k, params, &result, &status)
+                depths.withUnsafeBufferPointer { depthBuffer in
+                  cv_bundle_adjust(
+                    poseBuffer.baseAddress, cameraCount, flagBuffer.baseAddress, pointBuffer.baseAddress,
+                    pointCount, cameraBuffer.baseAddress, pointIndexBuffer.baseAddress,
+                    pixelBuffer.baseAddress,
+                    hasDepth ? depthBuffer.baseAddress : nil, observationCount, k, params, &result, &status)
+                }
               }
             }
           }

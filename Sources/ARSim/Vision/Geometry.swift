@@ -186,17 +186,21 @@ package enum PoseSolver {
   }
 
   /// Refines a camera-from-world pose by robust (Huber) Levenberg-Marquardt on the reprojection
-  /// errors, starting from `initial`.
+  /// errors, starting from `initial`; with `depthPriors` (RGB-D) also on each point's z-depth in the
+  /// camera against the depth measured there, in standard deviations.
   ///
   /// - Parameters:
   ///   - weights: optional non-negative weight per correspondence (0 ignores it).
+  ///   - depthPriors: optional measured depth per correspondence (nil entries: none).
   ///   - iterations: maximum iterations (default 10).
   ///   - huberDelta: Huber threshold on the reprojection error, pixels (default 2).
+  ///   - depthHuberDelta: Huber threshold on the depth residuals, standard deviations (default 2).
   /// - Returns: the refined pose and the RMS reprojection error in pixels over the points with
   ///   non-zero weight in front of the camera (at least 3 correspondences are required).
   package static func refinePose(
     worldPoints: [SIMD3<Double>], imagePoints: [SIMD2<Double>], weights: [Double]? = nil,
-    intrinsics: CameraIntrinsics, initial: PoseCW, iterations: Int = 10, huberDelta: Double = 2
+    depthPriors: [BundleAdjustment.DepthPrior?]? = nil, intrinsics: CameraIntrinsics, initial: PoseCW,
+    iterations: Int = 10, huberDelta: Double = 2, depthHuberDelta: Double = 2
   ) throws(VisionError) -> (pose: PoseCW, rmsError: Double) {
     guard worldPoints.count == imagePoints.count else {
       throw .invalidArgument(
@@ -206,9 +210,21 @@ package enum PoseSolver {
       throw .invalidArgument(
         "weights (\(weights.count)) and worldPoints (\(worldPoints.count)) differ in count")
     }
+    if let depthPriors, depthPriors.count != worldPoints.count {
+      throw .invalidArgument(
+        "depthPriors (\(depthPriors.count)) and worldPoints (\(worldPoints.count)) differ in count")
+    }
     let count = try VisionError.int32(worldPoints.count, "worldPoints.count")
     let params = cv_refine_params(
-      iterations: try VisionError.int32(iterations, "iterations"), huber_delta: huberDelta)
+      iterations: try VisionError.int32(iterations, "iterations"), huber_delta: huberDelta,
+      depth_huber_delta: depthHuberDelta)
+    // (depth, 1 / sigma) pairs, 0 where there is no prior.
+    let depths = depthPriors.map { priors -> [Double] in
+      var pairs = [Double]()
+      pairs.reserveCapacity(2 * priors.count)
+      for prior in priors { pairs += prior.map { [$0.depth, 1 / $0.sigma] } ?? [0, 0] }
+      return pairs
+    }
     let world = pack(worldPoints)
     let image = pack(imagePoints)
     var pose = initial.c
@@ -217,10 +233,11 @@ package enum PoseSolver {
     let code = world.withUnsafeBufferPointer { worldBuffer in
       image.withUnsafeBufferPointer { imageBuffer in
         withOptionalDoubles(weights) { weightPointer in
-          cv_refine_pose(
-            worldBuffer.baseAddress, imageBuffer.baseAddress, weightPointer, count, intrinsics.c, params,
-            &pose,
-            &rms, &status)
+          withOptionalDoubles(depths) { depthPointer in
+            cv_refine_pose(
+              worldBuffer.baseAddress, imageBuffer.baseAddress, weightPointer, depthPointer, count,
+              intrinsics.c, params, &pose, &rms, &status)
+          }
         }
       }
     }

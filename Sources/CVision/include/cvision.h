@@ -319,16 +319,21 @@ int32_t cv_triangulate(const double *points_a, const double *points_b, int32_t c
 typedef struct cv_refine_params {
   int32_t iterations;      ///< Gauss-Newton / Levenberg-Marquardt iterations
   double huber_delta;      ///< Huber threshold on the reprojection error, pixels (> 0; +inf: plain least squares)
+  double depth_huber_delta; ///< Huber threshold on the depth residuals, standard deviations (> 0; read with depth priors)
 } cv_refine_params;
 
 /// Refines a camera pose by robust (Huber) least squares on reprojection
 /// errors with Eigen, starting from `camera_from_world`. `weights` (optional,
 /// finite, >= 0) scales each squared residual. Levenberg-Marquardt on SE(3) with a
 /// left increment (R <- exp(w) R, t <- exp(w) t + dt); points at or behind the
-/// camera get zero weight. At least 3 points are required. Writes the final RMS
-/// reprojection error in pixels over the weighted points in front of the camera.
+/// camera get zero weight. `depth_priors` (optional; RGB-D) holds a (depth, inverse
+/// sigma) pair per point: the residual (z - depth) * inverse_sigma of the point's
+/// z-depth in the camera (metres) joins the cost, Huber-weighted by
+/// `params.depth_huber_delta`; inverse sigma 0 gives that point none. At least 3
+/// points are required. Writes the final RMS reprojection error in pixels over the
+/// weighted points in front of the camera.
 int32_t cv_refine_pose(const double *world_points, const double *image_points,
-                       const double *weights, int32_t count, cv_intrinsics intrinsics,
+                       const double *weights, const double *depth_priors, int32_t count, cv_intrinsics intrinsics,
                        cv_refine_params params, cv_pose *camera_from_world, double *rms_error,
                        cv_status *status) CVISION_NOEXCEPT;
 

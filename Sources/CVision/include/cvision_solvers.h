@@ -125,6 +125,9 @@ typedef struct cv_bundle_params {
   int32_t iterations;     ///< most Levenberg-Marquardt iterations (linearisations), 0...1000; 10 is typical
   double huber_delta;     ///< Huber threshold on the reprojection error, pixels (> 0; +inf: plain least squares)
   double initial_lambda;  ///< initial damping, relative to the diagonal (finite, > 0); 1e-4 is typical
+  /// Huber threshold on the depth priors' residuals, in standard deviations (> 0; +inf: plain least
+  /// squares); read only when `obs_depths` is given. 2 is typical.
+  double depth_huber_delta;
 } cv_bundle_params;
 
 /// Outcome of cv_bundle_adjust.
@@ -141,7 +144,9 @@ typedef struct cv_bundle_result {
 } cv_bundle_result;
 
 /// Sliding-window bundle adjustment: jointly refines the poses of the cameras that are not fixed
-/// and all observed points by minimising the Huber loss of the reprojection errors (pixels).
+/// and all observed points by minimising the Huber loss of the reprojection errors (pixels) plus,
+/// for observations with a measured depth (RGB-D), the Huber loss of the depth residual in standard
+/// deviations, (z - depth) / sigma, z the point's z-depth in the observing camera.
 ///
 /// - `camera_from_world` (in/out, `n_cameras` >= 1): camera-from-world poses, optical frame. Cameras
 ///   with `camera_fixed[i]` non-zero are held constant and never written (they stay bit-identical).
@@ -155,6 +160,10 @@ typedef struct cv_bundle_result {
 ///   pixel (`obs_pixels[2k]`, `obs_pixels[2k + 1]`) (undistorted, origin at the centre of the
 ///   top-left pixel). Indices must be in range, pixels, points and poses finite, rotations proper.
 ///   Observations whose point is behind their camera (depth <= 1e-9) get weight 0.
+/// - `obs_depths` (optional, 2 per observation): the measured z-depth of observation k's point in its
+///   camera (`obs_depths[2k]`, metres) and its standard deviation (`obs_depths[2k + 1]`, metres); a
+///   NaN depth means no prior for that observation, else both must be finite and positive. With
+///   depth priors the scale is held by them and one fixed camera suffices.
 /// - `result` (optional) receives the statistics.
 ///
 /// Method: Levenberg-Marquardt with Huber (IRLS) weights; camera updates are left SE(3) increments
@@ -167,9 +176,9 @@ typedef struct cv_bundle_result {
 /// front of its camera (nothing is written then).
 int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_cameras, const uint8_t *camera_fixed,
                          double *points, int32_t n_points, const int32_t *obs_camera,
-                         const int32_t *obs_point, const double *obs_pixels, int32_t n_observations,
-                         cv_intrinsics intrinsics, cv_bundle_params params, cv_bundle_result *result,
-                         cv_status *status) CVISION_NOEXCEPT;
+                         const int32_t *obs_point, const double *obs_pixels, const double *obs_depths,
+                         int32_t n_observations, cv_intrinsics intrinsics, cv_bundle_params params,
+                         cv_bundle_result *result, cv_status *status) CVISION_NOEXCEPT;
 
 #ifdef __cplusplus
 }

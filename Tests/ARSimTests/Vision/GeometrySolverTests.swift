@@ -105,6 +105,46 @@ import Testing
     #expect(zip(rrt, PoseCW.identity.r).allSatisfy { abs($0 - $1) < 1e-12 })
   }
 
+  @Test("Depth priors pin the pose along the optical axis, where 1 px of pixel noise leaves it loose")
+  func refinePoseWithDepthPriors() throws {
+    let scene = Self.scene(count: 120, noise: 1, outlierFraction: 0, seed: 15)
+    let truth = Self.cameraFromWorld
+    let start = PoseCW(r: truth.r, t: truth.t + SIMD3(0.03, -0.02, 0.05))
+    let depths = scene.world.map { truth.apply($0).z }
+    let plain = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image, intrinsics: Self.intrinsics, initial: start,
+      iterations: 30)
+    // Every entry nil: no prior at all, the same pose to the bit.
+    let none = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image,
+      depthPriors: [BundleAdjustment.DepthPrior?](repeating: nil, count: depths.count),
+      intrinsics: Self.intrinsics, initial: start, iterations: 30)
+    #expect(none.pose.t == plain.pose.t && none.pose.r == plain.pose.r)
+    let priors = depths.map { BundleAdjustment.DepthPrior(depth: $0, sigma: 0.001) }
+    let withDepth = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image, depthPriors: priors, intrinsics: Self.intrinsics,
+      initial: start, iterations: 30)
+    // Along the optical axis (t of camera-from-world is in the camera frame).
+    let plainError = abs(plain.pose.t.z - truth.t.z)
+    let depthError = abs(withDepth.pose.t.z - truth.t.z)
+    #expect(plainError > 0.0005, "1 px noise at 2-6 m: \(plainError) m")
+    #expect(depthError < plainError / 4, "\(depthError) m with depth, \(plainError) m without")
+
+    var bad = priors.map { Optional($0) }
+    bad[7] = BundleAdjustment.DepthPrior(depth: -1, sigma: 0.001)
+    let negative = #expect(throws: VisionError.self) {
+      try PoseSolver.refinePose(
+        worldPoints: scene.world, imagePoints: scene.image, depthPriors: bad, intrinsics: Self.intrinsics,
+        initial: start)
+    }
+    #expect(negative?.message.contains("depth_priors[7]") == true)
+    #expect(throws: VisionError.self) {
+      try PoseSolver.refinePose(
+        worldPoints: scene.world, imagePoints: scene.image, depthPriors: [nil], intrinsics: Self.intrinsics,
+        initial: start)
+    }
+  }
+
   @Test func refinePoseIsRobustToOutliersAndHonoursWeights() throws {
     let scene = Self.scene(count: 120, noise: 0.3, outlierFraction: 0.15, seed: 14)
     let truth = Self.cameraFromWorld

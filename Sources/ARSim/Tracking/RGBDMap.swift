@@ -1,0 +1,130 @@
+/// The RGB-D odometry's landmark map: points in O made from a feature's depth, then refined over the
+/// keyframes of a ``LocalBundleWindow`` by their reprojections in every keyframe that saw them, with
+/// the depth measured at each of those observations as a prior weighted by the sensor's noise. A frame
+/// joins the window only when the keyframe policy asks (``TrackerOptions/RGBD/keyframeTrackedFraction``
+/// and the settings after it), which bounds the adjustment's cost; every tracked frame's pose is
+/// refined against the landmarks with its own depths as priors. The frame-to-map pose (PnP) reads the
+/// refined positions.
+struct RGBDMap {
+  let options: TrackerOptions
+  /// Tracked landmarks, O, metres.
+  private(set) var landmarks: [UInt64: SIMD3<Double>] = [:]
+  /// Landmarks no longer tracked that a keyframe of the window still observes: they keep tying the
+  /// window to its older, fixed keyframes until those leave it.
+  private var retired: [UInt64: SIMD3<Double>] = [:]
+  private var window: LocalBundleWindow
+  private var framesSinceKeyframe = 0
+  /// The last keyframe of the window: O from its optical frame and the landmarks it observed.
+  private var lastKeyframe: (oFromOptical: RigidTransform, landmarks: Set<UInt64>)?
+  /// Keyframes the window was given so far (each ran its adjustment when it had enough views).
+  private(set) var keyframesMade = 0
+  private var nextID: UInt64 = 1
+
+  init(options: TrackerOptions, intrinsics: CameraIntrinsics) {
+    self.options = options
+    var bundle = options.localBundle
+    bundle.windowSize = options.rgbd.bundleWindow
+    bundle.maxFixedKeyframes = options.rgbd.bundleFixedKeyframes
+    bundle.iterations = options.rgbd.bundleIterations
+    window = LocalBundleWindow(options: bundle, intrinsics: intrinsics)
+  }
+
+  /// A new landmark at `position` (O); returns its identifier.
+  mutating func add(_ position: SIMD3<Double>) -> UInt64 {
+    let id = nextID
+    nextID += 1
+    landmarks[id] = position
+    return id
+  }
+
+  /// Keeps the landmarks still tracked (`ids`); the others retire (held for the window's adjustment).
+  mutating func keep(tracked ids: [UInt64]) {
+    let alive = Set(ids)
+    for (id, p) in landmarks where !alive.contains(id) { retired[id] = p }
+    landmarks = landmarks.filter { alive.contains($0.key) }
+  }
+
+  /// Moves the map rigidly by `newFromOld` (a loop closure's correction of the current frame): the
+  /// landmarks, tracked and retired, and the window's keyframes.
+  mutating func move(by newFromOld: RigidTransform) {
+    for id in landmarks.keys { landmarks[id] = newFromOld.apply(to: landmarks[id]!) }
+    for id in retired.keys { retired[id] = newFromOld.apply(to: retired[id]!) }
+    window.move(by: newFromOld)
+    if let last = lastKeyframe { lastKeyframe = (newFromOld * last.oFromOptical, last.landmarks) }
+  }
+
+  /// Depth noise: standard deviation in metres at depth `d` (growing with d², as structured-light and
+  /// time-of-flight sensors do), scaled up by ``TrackerOptions/RGBD/mediumConfidenceNoiseFactor`` for
+  /// medium-confidence pixels (ARKit's level 1), by its square for low ones (when not masked).
+  func depthSigma(_ d: Double, confidence: UInt8) -> Double {
+    let rgbd = options.rgbd
+    let sigma = rgbd.depthNoiseBase + rgbd.depthNoiseQuadratic * d * d
+    let factor = rgbd.mediumConfidenceNoiseFactor
+    return confidence >= 2 ? sigma : confidence == 1 ? sigma * factor : sigma * factor * factor
+  }
+
+  /// A tracked frame: its pose refined against the landmarks with the depths measured at their
+  /// pixels as priors (motion only); and when it is a keyframe (``isKeyframe(at:ids:)``) it joins the
+  /// window, observing the tracks at `pixels`, and the window is adjusted. Returns O from the frame's
+  /// optical frame, refined, or nil when neither refinement ran.
+  mutating func frameTracked(
+    oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>],
+    depthAt: (SIMD2<Float>) -> FrameDepth.Sample?
+  ) -> RigidTransform? {
+    framesSinceKeyframe += 1
+    var observations: [UInt64: SIMD2<Double>] = [:]
+    var depths: [UInt64: BundleAdjustment.DepthPrior] = [:]
+    var points: [SIMD3<Double>] = []
+    var image: [SIMD2<Double>] = []
+    var priors: [BundleAdjustment.DepthPrior?] = []
+    for (id, pixel) in zip(ids, pixels) {
+      guard let position = landmarks[id] else { continue }
+      let observed = SIMD2(Double(pixel.x), Double(pixel.y))
+      observations[id] = observed
+      let prior = depthAt(pixel).map {
+        BundleAdjustment.DepthPrior(depth: $0.depth, sigma: depthSigma($0.depth, confidence: $0.confidence))
+      }
+      depths[id] = prior
+      points.append(position)
+      image.append(observed)
+      priors.append(prior)
+    }
+    var pose: RigidTransform?
+    if points.count >= 3,
+      let (refined, _) = try? PoseSolver.refinePose(
+        worldPoints: points, imagePoints: image, depthPriors: priors, intrinsics: window.intrinsics,
+        initial: oFromOptical.inverse.poseCW, iterations: 5, huberDelta: 1)
+    {
+      pose = RigidTransform(refined).inverse
+    }
+    let current = pose ?? oFromOptical
+    guard isKeyframe(at: current, ids: ids, depths: depths) else { return pose }
+    framesSinceKeyframe = 0
+    keyframesMade += 1
+    lastKeyframe = (current, Set(observations.keys))
+    let adjusted = window.addAndAdjust(
+      opticalFromO: current.inverse, observations: observations, depths: depths, landmarks: &landmarks,
+      retired: &retired)
+    if let adjusted { lastKeyframe?.oFromOptical = adjusted }
+    return adjusted ?? pose
+  }
+
+  /// Whether the frame at `oFromOptical` tracking `ids` (with the measured `depths`) makes a new
+  /// keyframe (ORB-SLAM's policy): the first; fewer than ``TrackerOptions/RGBD/keyframeTrackedFraction``
+  /// of the last keyframe's landmarks still tracked; moved ``TrackerOptions/RGBD/keyframeBaseline`` of
+  /// the median depth or turned ``TrackerOptions/RGBD/keyframeRotationDegrees`` from it; or
+  /// ``TrackerOptions/RGBD/keyframeMaxFrames`` frames since it.
+  private func isKeyframe(
+    at oFromOptical: RigidTransform, ids: [UInt64], depths: [UInt64: BundleAdjustment.DepthPrior]
+  ) -> Bool {
+    let rgbd = options.rgbd
+    guard let last = lastKeyframe, framesSinceKeyframe < rgbd.keyframeMaxFrames else { return true }
+    let still = ids.reduce(0) { $0 + (last.landmarks.contains($1) ? 1 : 0) }
+    if Double(still) < rgbd.keyframeTrackedFraction * Double(last.landmarks.count) { return true }
+    let step = last.oFromOptical.inverse * oFromOptical
+    if step.angle > rgbd.keyframeRotationDegrees * .pi / 180 { return true }
+    let sorted = depths.values.map(\.depth).sorted()
+    guard !sorted.isEmpty else { return false }
+    return simd_length(step.translation) > rgbd.keyframeBaseline * sorted[sorted.count / 2]
+  }
+}
