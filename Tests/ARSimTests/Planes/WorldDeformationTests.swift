@@ -9,24 +9,25 @@ import Testing
 struct WorldDeformationTests {
   static let camera = SIMD3<Double>(0, 1.5, 0.5)
 
-  @Test("A table top mapped 6 cm high while drifting moves down onto its first half and merges into it")
+  @Test("A table top mapped 15 cm high while drifting moves down onto its first half and merges into it")
   func driftedDuplicateMerges() throws {
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 5)
     // Frames 0-13 (to 0.43 s) map one half of a table top; frames 14-43 (0.47-1.43 s: detection
-    // runs at intervals once a plane exists) the other half, seen from a drifted pose: 6 cm too high.
+    // runs at intervals once a plane exists) the other half, seen from a drifted pose: 15 cm too high (a smaller step
+    // is taken for one rough surface).
     let first = TestScene(rectangles: [.horizontal(y: 0.75, x: -0.6...0, z: -2...(-1.4))])
-    let drifted = TestScene(rectangles: [.horizontal(y: 0.81, x: 0...0.6, z: -2...(-1.4))])
+    let drifted = TestScene(rectangles: [.horizontal(y: 0.9, x: 0...0.6, z: -2...(-1.4))])
     _ = runFrames(detector, scene: first, frames: 14, camera: Self.camera)
     _ = runFrames(detector, scene: drifted, frames: 30, camera: Self.camera, seed: 8, firstFrame: 14)
     let before = detector.anchors
-    try #require(before.count == 2, "\(before.count) anchors")
+    try #require(before.count == 2, "\(before.map { WorldPlaneFacts($0).center })")
     let original = before[0]
     let duplicate = before[1]
-    #expect(abs(WorldPlaneFacts(duplicate).center.y - 0.81) < 0.01)
+    #expect(abs(WorldPlaneFacts(duplicate).center.y - 0.9) < 0.01)
 
-    // The loop closed at 2 s: everything mapped since 0.45 s was 6 cm high.
+    // The loop closed at 2 s: everything mapped since 0.45 s was 15 cm high.
     let down = RigidTransform(
-      rotation: simd_quatd(ix: 0, iy: 0, iz: 0, r: 1), translation: SIMD3(0, -0.06, 0))
+      rotation: simd_quatd(ix: 0, iy: 0, iz: 0, r: 1), translation: SIMD3(0, -0.15, 0))
     let deformation = WorldDeformation(
       since: 0.45, corrections: [(0.45, RigidTransform.identity), (2.0, down)])
     let moved = detector.applyWorldDeformation(deformation)
