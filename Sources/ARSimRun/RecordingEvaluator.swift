@@ -29,24 +29,40 @@ public enum RecordingEvaluator {
         taps.enumerated().map { TapCaster.Tap(time: $1.timestamp, pixel: SIMD2($1.u, $1.v), id: $0) },
         target: target, alignment: alignment)
     }
-    if let path = trajectoryPath { try run.streamTrajectory(to: path) }
+    if let path = trajectoryPath { try run.writeTrajectory(to: path) }
     try run.run()
 
     let isMono = run.mode == .mono
-    let evaluated = run.frames.map {
-      EvaluatedFrame(
-        timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
-        estimate: $0.worldFromOptical,
-        groundTruth: $0.groundTruth)
+    // The trajectory in the session's final world, as saved; gravity as each frame delivered it.
+    func evaluated(_ pose: (ReplayRun.FrameRecord) -> RigidTransform) -> [EvaluatedFrame] {
+      run.frames.map {
+        EvaluatedFrame(
+          timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
+          estimate: pose($0), groundTruth: $0.groundTruth)
+      }
     }
-    var tracking = try evaluateTracking(evaluated, withScale: isMono)
-    tracking.gravityError = run.info.groundTruthGravity.flatMap { gravityErrors(evaluated, gravity: $0) }
+    var tracking = try evaluateTracking(evaluated(\.worldFromOptical), withScale: isMono)
+    tracking.gravityError = run.info.groundTruthGravity.flatMap {
+      gravityErrors(evaluated(\.deliveredWorldFromOptical), gravity: $0)
+    }
     var notes: [String] = []
     var planes: PlaneEvaluation?
     var raycasts: RaycastEvaluation?
-    let sessionToTruth = tracking.alignment
+    var sessionToTruth = tracking.alignment
     if sessionToTruth == nil {
       notes.append("no ground-truth trajectory over 3 or more tracked frames: nothing is aligned or scored")
+    } else if !isMono, let gravity = run.info.groundTruthGravity {
+      // Both worlds know their up: planes and taps are scored through an alignment that keeps it, so
+      // that the SE(3) fit's tilt (poorly fixed by a path along nearly one line) does not tilt them.
+      let pairs = run.frames.filter { $0.isTracked && $0.groundTruth != nil }
+      sessionToTruth = try Trajectory(
+        timestamps: pairs.map(\.timestamp), poses: pairs.map(\.worldFromOptical)
+      )
+      .gravityAlignment(
+        to: Trajectory(timestamps: pairs.map(\.timestamp), poses: pairs.map { $0.groundTruth! }), up: -gravity
+      )
+      notes.append(
+        "planes and taps are scored through the alignment that keeps up (a turn about it and a translation)")
     }
     if isMono, let scale = sessionToTruth?.scale {
       notes.append(
@@ -76,7 +92,11 @@ public enum RecordingEvaluator {
       } else {
         let final = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }.map { converter.convert($0) }
         let history = run.frames.map { frame in
-          PlaneSnapshot(timestamp: frame.timestamp, planes: frame.planeAnchors.map { converter.convert($0) })
+          PlaneSnapshot(
+            timestamp: frame.timestamp,
+            planes: frame.planeAnchors.map {
+              converter.convert($0, epoch: frame.worldEpoch, frame.finalFromDelivered)
+            })
         }
         planes = evaluatePlanes(
           references: references, detected: final, history: history, startTime: run.frames.first?.timestamp)
@@ -86,22 +106,31 @@ public enum RecordingEvaluator {
       let groundTruthByFrame = Dictionary(
         run.frames.compactMap { frame in frame.groundTruth.map { (frame.index, $0) } },
         uniquingKeysWith: { first, _ in first })
+      let framesByIndex = Dictionary(
+        run.frames.map { ($0.index, $0) }, uniquingKeysWith: { first, _ in first })
       let referencesById = Dictionary(references.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
       let samples = run.tapCasts.map { cast in
         let tap = taps[cast.tap.id]
         let nearest = cast.results.first
+        // The hit and camera as the frame gave them, moved into the final world the alignment is for.
+        let castFrame = framesByIndex[cast.frameIndex]
+        let finalFromCast = castFrame?.finalFromDelivered ?? .identity
         let hit = nearest.map { result in
           let p = result.worldTransform.columns.3
-          return sessionToTruth.apply(to: SIMD3<Double>(Double(p.x), Double(p.y), Double(p.z)))
+          return sessionToTruth.apply(
+            to: finalFromCast.apply(to: SIMD3<Double>(Double(p.x), Double(p.y), Double(p.z))))
         }
         let reference = referencesById[tap.planeId]
         return RaycastSample(
           timestamp: tap.timestamp, referenceId: tap.planeId, groundTruthPoint: tap.world,
           groundTruthCamera: groundTruthByFrame[cast.frameIndex],
-          estimatedCamera: sessionToTruth.apply(to: cast.worldFromOptical), hit: hit,
+          estimatedCamera: sessionToTruth.apply(to: finalFromCast * cast.worldFromOptical), hit: hit,
           hitIdentifier: nearest?.anchor?.identifier.uuidString,
           isOnDetectedPlane: pointLiesOnDetectedPlane(
-            tap.world, reference: reference, planes: cast.planeAnchors.map { converter.convert($0) }))
+            tap.world, reference: reference,
+            planes: cast.planeAnchors.map {
+              converter.convert($0, epoch: castFrame?.worldEpoch ?? 0, finalFromCast)
+            }))
       }
       raycasts = evaluateRaycasts(samples)
     } else if taps == nil {
@@ -144,24 +173,33 @@ struct GroundTruthPaths {
   }
 }
 
-/// Turns plane anchors into ARSimEval's values in the ground-truth world, once per anchor object
-/// (anchors are immutable; an update is a new object).
+/// Turns plane anchors into ARSimEval's values in the ground-truth world, once per anchor object and
+/// world epoch (anchors are immutable; an update is a new object).
 struct AnchorConverter {
   let alignment: Similarity
-  private var cache: [ObjectIdentifier: DetectedPlane] = [:]
+  private struct Key: Hashable {
+    var anchor: ObjectIdentifier
+    var epoch: Int
+  }
+  private var cache: [Key: DetectedPlane] = [:]
 
   init(alignment: Similarity) { self.alignment = alignment }
 
-  mutating func convert(_ anchor: ARPlaneAnchor) -> DetectedPlane {
-    if let known = cache[ObjectIdentifier(anchor)] { return known }
+  /// `anchor`, given in the world of `epoch`, whose final world is `finalFromEpoch` from it; by default
+  /// an anchor of the session's final world.
+  mutating func convert(
+    _ anchor: ARPlaneAnchor, epoch: Int = -1, _ finalFromEpoch: RigidTransform = .identity
+  ) -> DetectedPlane {
+    let key = Key(anchor: ObjectIdentifier(anchor), epoch: epoch)
+    if let known = cache[key] { return known }
     let plane = DetectedPlane(
       identifier: anchor.identifier.uuidString,
       alignment: anchor.alignment == .horizontal ? .horizontal : .vertical,
       classification: "\(anchor.classification)", worldFromAnchor: RigidTransform(matrix: anchor.transform),
       center: SIMD3<Double>(anchor.center),
       boundary: anchor.geometry.boundaryVertices.map { SIMD3<Double>($0) }
-    ).transformed(by: alignment)
-    cache[ObjectIdentifier(anchor)] = plane
+    ).transformed(by: alignment * Similarity(finalFromEpoch))
+    cache[key] = plane
     return plane
   }
 }

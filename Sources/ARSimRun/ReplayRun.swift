@@ -18,8 +18,17 @@ public final class ReplayRun {
     /// Whether the frame has a pose worth recording (``FrameOutcome/hasPose``): tracked, or
     /// initialising with a measured rotation-only pose in the fixed world.
     public var hasPose: Bool
-    /// The camera's optical frame in the session world.
+    /// The camera's optical frame in the session world: as delivered (``deliveredWorldFromOptical``)
+    /// while the run goes on (``ReplayRun/onFrame``), and in the session's final world once ``ReplayRun/run()``
+    /// has returned (the session's ``ARSession/trajectory``: moved by every later world correction).
     public var worldFromOptical: RigidTransform
+    /// The camera's optical frame as the frame delivered it (``ARFrame/camera``), in the world of its time.
+    public var deliveredWorldFromOptical: RigidTransform
+    /// The session's final world from the world the frame was delivered in: identity until ``ReplayRun/run()``
+    /// returns, then the composition of every world correction after the frame.
+    public var finalFromDelivered = RigidTransform.identity
+    /// The session world's epoch the frame was delivered in.
+    package var worldEpoch: Int
     /// The camera's optical frame in the ground-truth world, when known.
     public var groundTruth: RigidTransform?
     /// Seconds spent reading and decoding the frame (by the reading thread when decoding is
@@ -64,7 +73,7 @@ public final class ReplayRun {
   private var events: EventLog?
   /// The delegate without an events file (held here: the session holds it weakly).
   private let relocalizing = RelocalizingDelegate()
-  /// Streams the trajectory to its file frame by frame, when asked.
+  /// The trajectory file written at the end of the run, when asked.
   private var trajectory: TrajectoryFile?
   /// Raycasts taps at the frame nearest in time, when asked.
   private var taps: TapCaster?
@@ -169,10 +178,11 @@ public final class ReplayRun {
     while let outcome = try replay.step() {
       guard let frame = outcome.frame else { continue }
       let recorded = outcome.recorded
+      let delivered = RigidTransform(matrix: frame.camera.transform) * opticalFromCamera
       var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,
-        worldFromOptical: RigidTransform(matrix: frame.camera.transform) * opticalFromCamera,
+        worldFromOptical: delivered, deliveredWorldFromOptical: delivered, worldEpoch: outcome.worldEpoch,
         groundTruth: recorded.groundTruth, readSeconds: prefetch?.lastReadSeconds ?? outcome.timings.read,
         waitSeconds: outcome.timings.read,
         timings: outcome.timings.tracking,
@@ -180,9 +190,6 @@ public final class ReplayRun {
       record.closedLoop = frame.closedLoop
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
-      if record.hasPose {
-        try trajectory?.write(timestamp: record.timestamp, worldFromOptical: record.worldFromOptical)
-      }
       summary.add(recorded)
       try taps?.cast(before: frame, previous: previous, session: session)
       try onFrame?(frame, record)
@@ -200,7 +207,24 @@ public final class ReplayRun {
     try taps?.finish(last: previous, session: session)
     progress.finish()
     try events?.close()
-    try trajectory?.close()
+    moveToFinalWorld()
+    if let trajectory {
+      for record in frames where record.hasPose {
+        try trajectory.write(timestamp: record.timestamp, worldFromOptical: record.worldFromOptical)
+      }
+      try trajectory.close()
+    }
+  }
+
+  /// Re-expresses every frame's pose in the session's final world (``FrameRecord/worldFromOptical``),
+  /// as the session's ``ARSession/trajectory`` does: O(frames + corrections).
+  private func moveToFinalWorld() {
+    let finalFromEpoch = session.worldNowFromEpochs()
+    for i in frames.indices {
+      let correction = finalFromEpoch[frames[i].worldEpoch]
+      frames[i].finalFromDelivered = correction
+      frames[i].worldFromOptical = correction * frames[i].deliveredWorldFromOptical
+    }
   }
 
   /// `, gravity from ..., scale from ...`.
@@ -227,6 +251,7 @@ public final class ReplayRun {
   }
 
   /// Writes the optical poses of the frames with a pose (``FrameRecord/hasPose``) as a TUM trajectory
-  /// to `path` during ``run()``, streamed to a temporary file renamed into place at the end.
-  public func streamTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
+  /// to `path` at the end of ``run()``, in the session's final world (as SLAM systems save their final
+  /// trajectory: see ``ARSession/trajectory``), through a temporary file renamed into place.
+  public func writeTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
 }

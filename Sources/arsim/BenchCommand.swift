@@ -87,7 +87,7 @@ enum BenchCommand {
       let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
       if let dump { run.onFrame = { frame, record in try dump.add(frame, record: record) } }
-      if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
+      if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
       try run.run()
       try dump?.finish()
       let frames = run.frames

@@ -94,7 +94,7 @@ enum RenderCommand {
       folder: out, every: every ?? defaultEvery(frameRate: run.info.frameRate), video: args.flag("video"),
       frameRate: run.info.frameRate ?? 30, drawings: drawings)
     try run.logEvents(to: out + "/events.jsonl")
-    try run.streamTrajectory(to: out + "/trajectory.tum")
+    try run.writeTrajectory(to: out + "/trajectory.tum")
     run.onFrame = { frame, _ in try renderer.add(frame) }
     try run.run()
     try renderer.finish()

@@ -70,7 +70,7 @@ enum ReplayCommand {
     if let tapsPath = args.value("taps"), let hitsPath = args.value("hits") {
       try run.castTaps(from: tapsPath, to: hitsPath, target: target, alignment: alignment)
     }
-    if let path = args.value("trajectory") { try run.streamTrajectory(to: path) }
+    if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     try run.run()
     print(run.summary.report(info: run.info))
     print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)

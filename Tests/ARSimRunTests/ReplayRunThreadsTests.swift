@@ -19,7 +19,7 @@ import Testing
     let run = try ReplayRun(folder: folder, options: options)
     #expect(run.threads == threads)
     try run.logEvents(to: out + "/events.jsonl")
-    try run.streamTrajectory(to: out + "/trajectory.tum")
+    try run.writeTrajectory(to: out + "/trajectory.tum")
     try run.castTaps(
       from: folder + "/taps.txt", to: out + "/hits.jsonl", target: .existingPlaneGeometry, alignment: .any)
     try run.run()

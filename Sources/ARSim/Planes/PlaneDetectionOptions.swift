@@ -109,16 +109,21 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// The largest angle between two planes' normals for them to be one surface, degrees.
   public var mergeAngleDegrees: Double = 5
   /// The largest distance between two planes (each one's centroid from the other) for them to be one
-  /// surface, metres.
+  /// surface, metres. Default 0.03.
   public var mergeDistance: Double = 0.03
   /// How much rougher than the rougher of two touching planes their union may be (the root-mean-square
   /// distance of all their points from one free least-squares plane) for them to be one surface even
   /// when their centroids are farther apart than ``mergeDistance``, metres. This joins the parallel bands
   /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
+  /// Default 0.01.
   public var mergeRoughening: Double = 0.01
   /// How close in height two floors (both classified `.floor`) must be to be one floor however far
   /// apart their supports are (furniture hides the floor between them), metres.
   public var floorMergeDistance: Double = 0.01
+  /// How close two walls (both classified `.wall`) must be to one plane (each one's centroid from the
+  /// other's plane) to be one wall however far apart their supports are (a door or furniture in front
+  /// hides the wall between them), metres. Default 0.01.
+  public var wallMergeDistance: Double = 0.01
   /// The most vertices of a boundary polygon; a larger convex hull is simplified (inwards).
   public var maximumBoundaryVertices: Int = 64
 
@@ -195,6 +200,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     mergeDistance = try value(.mergeDistance, mergeDistance)
     mergeRoughening = try value(.mergeRoughening, mergeRoughening)
     floorMergeDistance = try value(.floorMergeDistance, floorMergeDistance)
+    wallMergeDistance = try value(.wallMergeDistance, wallMergeDistance)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)
     floorMinimumDepthBelowCamera = try value(.floorMinimumDepthBelowCamera, floorMinimumDepthBelowCamera)
     floorMinimumArea = try value(.floorMinimumArea, floorMinimumArea)

@@ -98,7 +98,9 @@ enum GravityAlignedPlane {
 /// through two sampled points at least 5 cm apart horizontally (normal horizontal). Each search stops
 /// adaptively as Open3D's `SegmentPlane` does, after `log(1 − p) / log(1 − wˢ)` draws for the best inlier
 /// ratio `w` so far and sample size `s`, and at most `ransacMaximumIterations`. The best hypothesis is
-/// refitted twice by gravity-aligned least squares on its inliers; inliers that lie on a surface crossing
+/// refitted twice by gravity-aligned least squares on its inliers, then on the densest layer of half the
+/// inlier distance among them (so that a band holding two parallel surfaces settles on one) and on the
+/// inliers of that; inliers that lie on a surface crossing
 /// the plane are dropped; each region is refitted on its own and kept when it has enough points, area and
 /// width and its free least-squares normal is within the tolerance. The search ends after
 /// `maximumPlanesPerFrame` planes, when the best plane has fewer than `minimumInliers` inliers, or after
@@ -141,13 +143,24 @@ struct PlaneSegmenter {
       var plane = hypothesis.plane
       var inliers = collectInliers(of: plane, among: remaining, positions: positions)
       for _ in 0..<2 {
-        guard
-          let refit = GravityAlignedPlane.fit(
-            PlaneMoments(points: inliers.lazy.map { positions[$0] }), alignment: hypothesis.alignment,
-            reference: plane.normal)
+        guard let refit = fitted(plane, on: inliers, alignment: hypothesis.alignment, positions: positions)
         else { break }
         plane = refit
         inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      }
+      // The band of ±inlierDistance can hold two parallel surfaces closer than twice that (a door a few
+      // centimetres proud of its wall): the fit then lies between them, tilted towards the smaller one.
+      // Refit on the densest layer of the band alone, then take the band around that.
+      if let layer = densestLayer(of: plane, inliers: inliers, positions: positions),
+        let settled = fitted(
+          layer.plane, on: layer.members, alignment: hypothesis.alignment, positions: positions)
+      {
+        plane = settled
+        inliers = collectInliers(of: plane, among: remaining, positions: positions)
+        if let again = fitted(plane, on: inliers, alignment: hypothesis.alignment, positions: positions) {
+          plane = again
+          inliers = collectInliers(of: plane, among: remaining, positions: positions)
+        }
       }
       guard inliers.count >= minimumInliers else { break }
       let flat = inliers.filter { !crossesSurface(positions[$0], plane.normal) }
@@ -247,6 +260,39 @@ struct PlaneSegmenter {
     }
     guard let best else { return nil }
     return (Plane(normal: SIMD3(best.nx, 0, best.nz), offset: best.offset), best.count)
+  }
+
+  /// The gravity-aligned least-squares plane of `inliers`, oriented like `plane`.
+  private func fitted(
+    _ plane: Plane, on inliers: [Int], alignment: ARPlaneAnchor.Alignment, positions: [SIMD3<Double>]
+  ) -> Plane? {
+    GravityAlignedPlane.fit(
+      PlaneMoments(points: inliers.lazy.map { positions[$0] }), alignment: alignment, reference: plane.normal)
+  }
+
+  /// The layer of `inliers` of half the inlier distance's thickness that holds the most of them (by
+  /// their signed distances from `plane`), as `plane` moved to the layer's mean distance and the layer's
+  /// members (ascending); nil when every inlier is in it already (one surface), or with too few members.
+  private func densestLayer(
+    of plane: Plane, inliers: [Int], positions: [SIMD3<Double>]
+  ) -> (plane: Plane, members: [Int])? {
+    let thickness = options.inlierDistance / 2
+    let distances = inliers.map { plane.signedDistance(to: positions[$0]) }
+    let sorted = distances.sorted()
+    guard sorted.count >= 3, let lowest = sorted.first, let highest = sorted.last,
+      highest - lowest > thickness
+    else { return nil }
+    var best = (start: 0, count: 0)
+    var end = 0
+    for start in sorted.indices {
+      while end < sorted.count && sorted[end] - sorted[start] <= thickness { end += 1 }
+      if end - start > best.count { best = (start, end - start) }
+    }
+    let (low, high) = (sorted[best.start], sorted[best.start + best.count - 1])
+    let members = zip(inliers, distances).filter { low <= $1 && $1 <= high }.map(\.0)
+    guard members.count >= max(options.minimumInliers, 3), members.count < inliers.count else { return nil }
+    let shift = sorted[best.start..<(best.start + best.count)].reduce(0, +) / Double(best.count)
+    return (Plane(normal: plane.normal, offset: plane.offset - shift), members)
   }
 
   private func collectInliers(of plane: Plane, among indices: [Int], positions: [SIMD3<Double>]) -> [Int] {

@@ -289,8 +289,9 @@ struct PlaneTrack {
 
   /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
   /// the same alignment, normals within ``PlaneDetectionOptions/mergeAngleDegrees``, and either
-  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``:
-  ///   one floor, even where furniture hides the floor between them; or
+  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``,
+  ///   or two walls (both `.wall`) each within ``PlaneDetectionOptions/wallMergeDistance`` of the other's
+  ///   plane: one floor or wall, even where furniture or a door hides it between them; or
   /// - the supports touching (an occupied cell of one next to an occupied cell of the other) or the
   ///   hulls overlapping, and the planes coinciding: each centroid within
   ///   ``PlaneDetectionOptions/mergeDistance`` of the other's plane, or both supports together lying on
@@ -301,6 +302,12 @@ struct PlaneTrack {
     else { return false }
     if alignment == .horizontal && classification == .floor && other.classification == .floor
       && (height - other.height).magnitude <= options.floorMergeDistance
+    {
+      return true
+    }
+    if alignment == .vertical && classification == .wall && other.classification == .wall
+      && plane.signedDistance(to: theirs).magnitude <= options.wallMergeDistance
+      && other.plane.signedDistance(to: mine).magnitude <= options.wallMergeDistance
     {
       return true
     }

@@ -43,25 +43,33 @@ public final class ARSession: @unchecked Sendable {
   public var configuration: ARConfiguration? { locked { _configuration } }
   /// Where gravity came from, once the world is fixed (ARSim's addition).
   public var gravitySource: GravitySource? { locked { tracker?.gravitySource } }
+  /// The camera trajectory the session recorded (ARSim's addition): every processed frame with a pose
+  /// (``FrameOutcome/hasPose``), in order, in the session's world now, as a SLAM system saves its final
+  /// trajectory. Unlike ``ARFrame/camera``'s transform, which stays as delivered (in the world of its
+  /// time, as ARKit's), each pose here follows every later world correction (gravity re-levels, map
+  /// corrections). Read in O(frames + corrections).
+  public var trajectory: [ARTrajectoryPose] { locked { epochs.poses() } }
 
   private let lock = NSRecursiveLock()
+  /// The world's epochs and the delivered poses, for ``trajectory``.
+  private(set) var epochs = WorldEpochs()
   private weak var _delegate: (any ARSessionDelegate)?
   private var _delegateQueue: DispatchQueue?
-  private var _currentFrame: ARFrame?
+  private(set) var _currentFrame: ARFrame?
   private var _configuration: ARWorldTrackingConfiguration?
   private var isRunning = false
   /// Whether `pause()` was called since the last processed frame.
   private var wasPaused = false
   /// The tracking stage (made at the first frame, for the recording's sensors).
-  private var tracker: CameraTracker?
+  private(set) var tracker: CameraTracker?
   /// The plane detection stage (made at the first frame that detects planes).
   private var planeDetector: PlaneDetector?
   /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
-  private var book = AnchorBook()
+  var book = AnchorBook()
   /// The plane anchors restored from the initial world map, which detected planes continue.
   private var restoredPlanes = RestoredPlanes()
   /// The detected planes as the app sees them: restored planes, then the detector's that continue none.
-  private var planes: [ARPlaneAnchor] { restoredPlanes.visible(planeDetector?.anchors ?? []) }
+  var planes: [ARPlaneAnchor] { restoredPlanes.visible(planeDetector?.anchors ?? []) }
   /// The state last reported, to report changes only.
   private var lastTrackingState: ARCamera.TrackingState?
   /// The last processed frame's time, to notice interruptions.
@@ -77,7 +85,7 @@ public final class ARSession: @unchecked Sendable {
     identifier = generator.next()
   }
 
-  private func locked<T>(_ body: () throws -> T) rethrows -> T {
+  func locked<T>(_ body: () throws -> T) rethrows -> T {
     lock.lock()
     defer { lock.unlock() }
     return try body()
@@ -109,8 +117,7 @@ public final class ARSession: @unchecked Sendable {
       let mapChanged = world.initialWorldMap !== _configuration?.initialWorldMap
       _configuration = world
       if options.contains(.resetTracking) || tracker?.options.seed != world.tracking.seed || mapChanged {
-        tracker = nil
-        lastTrackingState = nil
+        resetTracking()
       }
       if options.contains(.removeExistingAnchors) || options.contains(.resetTracking) {
         removeEverything()
@@ -123,6 +130,13 @@ public final class ARSession: @unchecked Sendable {
       runCount += 1
       isRunning = true
     }
+  }
+
+  /// Drops the tracker: tracking starts afresh, in a new world, at the next frame.
+  private func resetTracking() {
+    if tracker != nil { epochs.reset() }
+    tracker = nil
+    lastTrackingState = nil
   }
 
   /// Removes every anchor and the plane detector (`.resetTracking`, `.removeExistingAnchors`).
@@ -196,8 +210,7 @@ public final class ARSession: @unchecked Sendable {
           tracker?.cameraWasOff()
         } else {
           // ARKit's answer to no: tracking starts afresh, as with `.resetTracking`.
-          tracker = nil
-          lastTrackingState = nil
+          resetTracking()
           removeEverything()
           runCount += 1
         }
@@ -207,6 +220,11 @@ public final class ARSession: @unchecked Sendable {
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
       var timings = FrameTimings()
       let tracked = track(recorded, info: info, configuration: configuration)
+      if let correction = tracked.worldCorrection { epochs.correct(by: correction) }
+      if tracked.hasPose {
+        epochs.record(
+          frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera)
+      }
       timings.tracking = tracker?.timings ?? StageTimings()
       let start = ContinuousClock.now
       var planeChanges = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
@@ -250,19 +268,6 @@ public final class ARSession: @unchecked Sendable {
     guard let queue else { return question(delegate) }
     nonisolated(unsafe) let target = delegate
     return queue.sync { question(target) }
-  }
-
-  /// The anchors of the world map the session relocalised to, restamped with this session's identifier,
-  /// except those the session has already (a run that did not reset them): the app's anchors go to the
-  /// book; the plane anchors are returned, for ``restoredPlanes``.
-  private func restoreAnchors(of map: ARWorldMap) -> [ARPlaneAnchor] {
-    let present = Set(book.anchors(planes: planes).map(\.identifier))
-    var restored: [ARPlaneAnchor] = []
-    for anchor in map.anchors where !present.contains(anchor.identifier) {
-      let copy = anchor.restamped(sessionIdentifier: identifier)
-      if let plane = copy as? ARPlaneAnchor { restored.append(plane) } else { book.add(copy) }
-    }
-    return restored
   }
 
   /// The tracking stage: the frame's pose and state.
@@ -336,45 +341,9 @@ public final class ARSession: @unchecked Sendable {
     if !changes.updated.isEmpty { events.append(.anchorsUpdated(changes.updated)) }
     if !changes.removed.isEmpty { events.append(.anchorsRemoved(changes.removed)) }
     events.append(.trackedRaycasts(frame))
-    return FrameOutcome(recorded: recorded, frame: frame, tracked: tracked, events: events, timings: timings)
-  }
-
-  // MARK: World maps
-
-  /// The session's world map now (ARKit's): the tracker's keyframes and every anchor, in the session
-  /// world. ARSim calls `completionHandler` before returning, on `delegateQueue` when set, else on the
-  /// calling thread, with the map or an ``ARError``: ``ARError/Code/insufficientFeatures`` before the
-  /// first tracked frame, while the world is not mapped (`worldMappingStatus` `.notAvailable`:
-  /// initialising, or relocalising to an initial map) and when the tracker keeps no keyframes
-  /// (monocular and depth-only tracking make none).
-  public func getCurrentWorldMap(completionHandler: @escaping @Sendable (ARWorldMap?, (any Error)?) -> Void) {
-    let result = locked { currentWorldMap() }
-    let call = {
-      switch result {
-      case .success(let map): completionHandler(map, nil)
-      case .failure(let error): completionHandler(nil, error)
-      }
-    }
-    if let queue = delegateQueue { queue.sync(execute: call) } else { call() }
-  }
-
-  /// The world map now, or why there is none (see ``getCurrentWorldMap(completionHandler:)``).
-  package func currentWorldMap() -> Result<ARWorldMap, ARError> {
-    locked {
-      guard let tracker, let frame = _currentFrame else {
-        return .failure(
-          ARError(.insufficientFeatures, message: "no world map: no frame has been tracked yet"))
-      }
-      let keyframes = tracker.worldKeyframes()
-      guard frame.worldMappingStatus != .notAvailable, !keyframes.isEmpty else {
-        let why =
-          tracker.mode != .rgbd
-          ? "\(tracker.mode.rawValue) tracking keeps no keyframes (world maps need rgbd)"
-          : "the world is not mapped yet (\(frame.camera.trackingState))"
-        return .failure(ARError(.insufficientFeatures, message: "no world map: " + why))
-      }
-      return .success(ARWorldMap(keyframes: keyframes, anchors: book.anchors(planes: planes)))
-    }
+    return FrameOutcome(
+      recorded: recorded, frame: frame, tracked: tracked, worldEpoch: epochs.current, events: events,
+      timings: timings)
   }
 
   // MARK: Delivery

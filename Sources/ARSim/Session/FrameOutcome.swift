@@ -51,6 +51,9 @@ public struct FrameOutcome: Sendable {
   /// Whether gravity had fixed the session world by this frame (before, an initialising frame's
   /// orientation is provisional).
   public let isWorldFixed: Bool
+  /// The session world's epoch the frame was delivered in (see ``ARSession/worldNowFromEpochs()``); 0
+  /// for an ignored frame.
+  package let worldEpoch: Int
   /// The callbacks, in delivery order.
   package let events: [SessionEvent]
   /// Where the frame's time went.
@@ -63,20 +66,22 @@ public struct FrameOutcome: Sendable {
     isTracked = false
     hasPose = false
     isWorldFixed = false
+    worldEpoch = 0
     events = []
     timings = FrameTimings()
   }
 
   /// The outcome of a processed frame.
   package init(
-    recorded: RecordedFrame, frame: ARFrame, tracked: TrackedFrame, events: [SessionEvent],
-    timings: FrameTimings
+    recorded: RecordedFrame, frame: ARFrame, tracked: TrackedFrame, worldEpoch: Int,
+    events: [SessionEvent], timings: FrameTimings
   ) {
     self.recorded = recorded
     self.frame = frame
     isTracked = tracked.isTracked
     hasPose = tracked.hasPose
     isWorldFixed = tracked.isWorldFixed
+    self.worldEpoch = worldEpoch
     self.events = events
     self.timings = timings
   }

@@ -63,12 +63,12 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// this many degrees since the last level, while the world is provisional, and for the whole
   /// session with ``relevelsOnceSettled``. Default 0.05.
   public var relevelDegrees: Double = 0.05
-  /// Whether the world keeps re-levelling after it has settled (RGB-D and depth-only; monocular maps
-  /// always stay). Off by default: poses already delivered stay in the world of their time, so a
-  /// trajectory over a world that keeps turning is not rigid, and on the bundled tabletop and room
-  /// the relocalization and 2 fps sessions' ATE went from under 1 cm to 1.6-3 cm with it on, while
-  /// the gravity error fell (room 0.76 to 0.16 degrees). Default false.
-  public var relevelsOnceSettled: Bool = false
+  /// Whether the world keeps re-levelling after it has settled, as gravity is refined for the whole
+  /// session. Each re-level is reported as ARKit reports a refined map: anchors move and come in
+  /// `didUpdate`. Poses already delivered (``ARFrame/camera``) stay in the world of their time; the
+  /// session's recorded trajectory (``ARSession/trajectory``) follows every re-level, so it stays rigid.
+  /// Default true.
+  public var relevelsOnceSettled: Bool = true
   /// With an accelerometer, seconds over which old accelerometer evidence fades from the gravity
   /// estimate, so that the world follows the slow drift of the tracked orientation and stays level
   /// under the current camera; nil weighs the whole session equally. Default 3.

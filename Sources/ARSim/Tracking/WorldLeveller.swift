@@ -56,9 +56,7 @@ struct WorldLeveller {
       if length > 7, length < 12.5 {
         let up = -estimate.gravity / length
         if let old = upInO, let previous = worldFromO {
-          // Monocular maps stay once settled: re-levelling them for the whole session made the
-          // tabletop-mono trajectory's ATE 6 -> 31 mm (its poses written in worlds several degrees apart).
-          let follows = !isSettled || (options.relevelsOnceSettled && options.mode != .mono)
+          let follows = !isSettled || options.relevelsOnceSettled
           if follows, angleDegrees(old, up) >= options.relevelDegrees {
             fix(up: up, source: .accelerometer)
             correction = worldFromO! * previous.inverse

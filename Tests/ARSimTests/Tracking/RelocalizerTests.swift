@@ -84,7 +84,7 @@ struct StretchSource: FrameSource {
     #expect(resumed[..<recovered].allSatisfy { $0.state == .limited(.relocalizing) })
     #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
     // One world: the frames before the pause and after recovery fit one trajectory.
-    let ate = try trackingError(Array(before + resumed[recovered...]))
+    let ate = try trackingError(Array(before + resumed[recovered...]), in: session)
     #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
   }
 }
@@ -119,7 +119,7 @@ struct EveryNthSource: FrameSource {
     // At most one frame lost after that (today: the last, limited(.insufficientFeatures)).
     let lost = records[firstNormal...].filter { $0.state != .normal }.count
     #expect(lost <= 1, "\(records.map { "\($0.state)" })")
-    let ate = try trackingError(collector.records)
+    let ate = try trackingError(collector.records, in: session)
     #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
     #expect(session.anchors.contains { $0 is ARPlaneAnchor }, "planes found")
   }
