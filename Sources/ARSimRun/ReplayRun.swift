@@ -67,6 +67,9 @@ public final class ReplayRun {
   /// Wall-clock seconds of the last ``run()``, from the first frame read to the last frame's
   /// outputs (for benchmarks; results never depend on it).
   public private(set) var wallSeconds = 0.0
+  /// CPU seconds (user and system, every thread of the process) of the last ``run()``: what a
+  /// loaded machine cannot hide, for benchmarks.
+  public private(set) var cpuSeconds = 0.0
   /// What the recording's reader says about it.
   public var info: RecordingInfo { replay.info }
   /// Writes the delegate's callbacks as JSON Lines, when asked.
@@ -174,7 +177,11 @@ public final class ReplayRun {
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
     let start = ContinuousClock.now
-    defer { wallSeconds = (ContinuousClock.now - start).seconds }
+    let startCPU = processCPUSeconds()
+    defer {
+      wallSeconds = (ContinuousClock.now - start).seconds
+      cpuSeconds = processCPUSeconds() - startCPU
+    }
     while let outcome = try replay.step() {
       guard let frame = outcome.frame else { continue }
       let recorded = outcome.recorded
@@ -254,4 +261,11 @@ public final class ReplayRun {
   /// to `path` at the end of ``run()``, in the session's final world (as SLAM systems save their final
   /// trajectory: see ``ARSession/trajectory``), through a temporary file renamed into place.
   public func writeTrajectory(to path: String) throws { trajectory = try TrajectoryFile(path: path) }
+}
+
+/// The CPU time the process has used so far (user and system, all threads), in seconds.
+private func processCPUSeconds() -> Double {
+  var time = timespec()
+  guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { return 0 }
+  return Double(time.tv_sec) + Double(time.tv_nsec) * 1e-9
 }

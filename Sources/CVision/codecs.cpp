@@ -5,9 +5,13 @@
 // keep writing to stderr. cv_image_decode (image.cpp) checks magic bytes, truncation and the size
 // limits before calling these.
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstdio>
 #include <cstdlib>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <vector>
 
 #include <jpeglib.h>
@@ -42,32 +46,78 @@ const char *png_type_name(int color_type) {
   }
 }
 
-/// Reverses one row's PNG filter in place; `previous` is the unfiltered row above (or null).
-void unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t bytes, size_t step) {
+/// Paeth's predictor from the left (a), upper (b) and upper-left (c) bytes, without branches:
+/// p - a = b - c, p - b = a - c, p - c = a + b - 2c; a when it is nearest (ties to a, then b).
+inline int paeth(int a, int b, int c) {
+  const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
+  const int nearer = pa <= pb ? a : b, distance = pa <= pb ? pa : pb;
+  return distance <= pc ? nearer : c;
+}
+
+/// Reverses one row's PNG filter in place for pixels of `S` bytes; `previous` is the unfiltered
+/// row above (null for the first row of a pass, which filters against zeros). `bytes` is a
+/// multiple of `S` (S is 1 for bit depths under 8). The `S` bytes of a pixel are independent
+/// chains, kept in registers (left and upper-left), so the serial filters run `S` chains at once.
+template <size_t S>
+void unfilter_row(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t bytes) {
+  if (bytes < S) return;
+  if (!previous) {
+    // Up and upper-left are 0: Up changes nothing, Paeth predicts the left byte (as Sub does),
+    // Average half the left byte.
+    if (filter == 2) return;
+    if (filter == 4) filter = 1;
+    if (filter == 3) {
+      for (size_t x = S; x < bytes; ++x) row[x] = uint8_t(row[x] + (row[x - S] >> 1));
+      return;
+    }
+  }
   switch (filter) {
-    case 0: return;
     case 1:
-      for (size_t x = step; x < bytes; ++x) row[x] = uint8_t(row[x] + row[x - step]);
+      for (size_t x = S; x < bytes; ++x) row[x] = uint8_t(row[x] + row[x - S]);
       return;
     case 2:
-      if (previous)
-        for (size_t x = 0; x < bytes; ++x) row[x] = uint8_t(row[x] + previous[x]);
+      for (size_t x = 0; x < bytes; ++x) row[x] = uint8_t(row[x] + previous[x]);
       return;
-    case 3:
-      for (size_t x = 0; x < bytes; ++x) {
-        const unsigned left = x >= step ? row[x - step] : 0, up = previous ? previous[x] : 0;
-        row[x] = uint8_t(row[x] + ((left + up) >> 1));
+    case 3: {
+      int left[S];
+      for (size_t k = 0; k < S; ++k) left[k] = row[k] = uint8_t(row[k] + (previous[k] >> 1));
+      for (size_t x = S; x < bytes; x += S) {
+        for (size_t k = 0; k < S; ++k) left[k] = row[x + k] = uint8_t(row[x + k] + ((left[k] + previous[x + k]) >> 1));
       }
       return;
-    case 4:
-      for (size_t x = 0; x < bytes; ++x) {
-        const int a = x >= step ? row[x - step] : 0, b = previous ? previous[x] : 0;
-        const int c = x >= step && previous ? previous[x - step] : 0;
-        const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-        row[x] = uint8_t(row[x] + ((pa <= pb && pa <= pc) ? a : pb <= pc ? b : c));
+    }
+    case 4: {
+      int left[S], upper_left[S];
+      for (size_t k = 0; k < S; ++k) {  // no left neighbour: Paeth predicts the byte above
+        left[k] = row[k] = uint8_t(row[k] + previous[k]);
+        upper_left[k] = previous[k];
+      }
+      for (size_t x = S; x < bytes; x += S) {
+        for (size_t k = 0; k < S; ++k) {
+          const int up = previous[x + k];
+          left[k] = row[x + k] = uint8_t(row[x + k] + paeth(left[k], up, upper_left[k]));
+          upper_left[k] = up;
+        }
       }
       return;
-    default: fail(CV_ERR_DECODE, "PNG row uses filter type %u (only 0...4 exist)", unsigned(filter));
+    }
+    default: return;
+  }
+}
+
+/// Reverses one row's PNG filter in place; `previous` is the unfiltered row above (or null), `step`
+/// the bytes per pixel (at least 1).
+void unfilter(uint8_t filter, uint8_t *row, const uint8_t *previous, size_t bytes, size_t step) {
+  if (filter > 4) fail(CV_ERR_DECODE, "PNG row uses filter type %u (only 0...4 exist)", unsigned(filter));
+  if (filter == 0) return;
+  switch (step) {  // every PNG pixel size: grey, grey+alpha, RGB, RGBA at 8 or 16 bits
+    case 1: return unfilter_row<1>(filter, row, previous, bytes);
+    case 2: return unfilter_row<2>(filter, row, previous, bytes);
+    case 3: return unfilter_row<3>(filter, row, previous, bytes);
+    case 4: return unfilter_row<4>(filter, row, previous, bytes);
+    case 6: return unfilter_row<6>(filter, row, previous, bytes);
+    case 8: return unfilter_row<8>(filter, row, previous, bytes);
+    default: fail(CV_ERR_INTERNAL, "PNG pixels of %zu bytes", step);
   }
 }
 
@@ -290,4 +340,11 @@ void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, i
 extern "C" void cv_image_prepare(void) noexcept {
   cvision::quiet_libraries();
   ::setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 0);  // as cv_image_decode sets it for its first OpenEXR image
+}
+
+extern "C" void cv_keep_freed_memory(void) noexcept {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
 }

@@ -5,6 +5,8 @@
 // normal n (reference frame) maps to q = T p with normal m = R n and is paired with the current
 // point c at the pixel where q projects. The residual is r = m . (c - q) (equal to
 // n . (T^-1 c - p)), and its Jacobian with respect to xi = (omega, v) is J = [(m x c)^T, -m^T].
+// An optional prior holds R near the initial rotation R0 (a gyroscope's, say): it adds
+// lambda |log(R R0^T)|^2, lambda = rotation_prior_weight * sum(w), to the cost.
 //
 // Speed: depth maps are copied once into float buffers in which 0 marks an invalid pixel;
 // reference points and normals are computed once per level; the association loop handles four
@@ -249,6 +251,10 @@ void validate(const cv_depth_align_params &p) {
     fail(CV_ERR_INVALID_ARGUMENT, "params.stop_rotation_degrees must be finite and non-negative (got %g)",
          p.stop_rotation_degrees);
   }
+  if (!std::isfinite(p.rotation_prior_weight) || p.rotation_prior_weight < 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.rotation_prior_weight must be finite and non-negative (got %g)",
+         p.rotation_prior_weight);
+  }
   if (p.normal_radius < 1 || p.normal_radius > 16) {
     fail(CV_ERR_INVALID_ARGUMENT, "params.normal_radius must be in 1...16 (got %d)", p.normal_radius);
   }
@@ -278,6 +284,8 @@ extern "C" int32_t cv_depth_align(const float *reference_depth, const float *cur
     if (initial_current_from_reference != nullptr) {
       T = cvision::read_pose(*initial_current_from_reference, "initial_current_from_reference");
     }
+    const Eigen::Matrix3d prior_rotation = T.R;
+    const bool rotation_prior = initial_current_from_reference != nullptr && params.rotation_prior_weight > 0;
 
     // The finest level that iterates is where the result is measured.
     int final_level = 0;
@@ -324,6 +332,14 @@ extern "C" int32_t cv_depth_align(const float *reference_depth, const float *cur
         Eigen::Matrix<double, 6, 6> H = last.hessian();
         Eigen::Matrix<double, 6, 1> g;
         for (int i = 0; i < 6; ++i) g(i) = last.g[i];
+        if (rotation_prior) {
+          // Residual log(R R0^T) + omega after the left increment (first order): adds lambda I
+          // to the rotation block and lambda log(R R0^T) to its gradient.
+          const double lambda = params.rotation_prior_weight * last.weight;
+          const Eigen::AngleAxisd away(T.R * prior_rotation.transpose());
+          H.topLeftCorner<3, 3>().diagonal().array() += lambda;
+          g.head<3>() += lambda * away.angle() * away.axis();
+        }
         // A tiny damping keeps directions the geometry leaves free from moving; it does not
         // change the fixed point (g = 0) of the iteration.
         H.diagonal().array() += 1e-9 * H.trace() + 1e-12;

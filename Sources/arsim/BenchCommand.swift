@@ -14,7 +14,9 @@ enum BenchCommand {
     (PnP and refinement, depth alignment), map upkeep, plane detection and the total without
     decoding, the whole replay's wall time per frame (its elapsed time over its frames: with
     --threads 2, decoding runs ahead on a second thread, so this approaches the slower of `read`
-    and `total`), plus the ATE when the recording has ground truth. Timings use the monotonic
+    and `total`), the CPU time per frame (user and system time of every thread over the replay,
+    which a loaded machine does not inflate as it does wall time), plus the ATE when the recording
+    has ground truth. Timings use the monotonic
     clock; results do not depend on them. `planes` is the session's plane detection per
     frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
     `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran.
@@ -82,7 +84,9 @@ enum BenchCommand {
       throw Arguments.UsageError("--dump-points takes one RECORDING")
     }
     var reports: [JSON] = []
-    print("recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | wall | ATE")
+    print(
+      "recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | wall | cpu | ATE"
+    )
     for folder in args.positional {
       let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
@@ -116,7 +120,8 @@ enum BenchCommand {
       }
       let detected = frames.filter { $0.planeSeconds > 0 }.map(\.planeSeconds)
       let wall = run.wallSeconds * 1000 / Double(frames.count)
-      let cells = (stages.prefix(6).map(\.1) + [wall]).map { String(format: "%.2f", $0) }
+      let cpu = run.cpuSeconds * 1000 / Double(frames.count)
+      let cells = (stages.prefix(6).map(\.1) + [wall, cpu]).map { String(format: "%.2f", $0) }
       print(
         "\(folder) | \(frames.count) | " + cells.joined(separator: " | ") + " | "
           + (ate.map { String(format: "%.4f m", $0) } ?? "-"))
@@ -126,6 +131,7 @@ enum BenchCommand {
       ]
       members += stages.map { ($0.0 + "Milliseconds", JSON.number($0.1)) }
       members.append(("wallMilliseconds", .number(wall)))
+      members.append(("cpuMilliseconds", .number(cpu)))
       members.append(("threads", .int(run.threads)))
       members.append(("planeFrames", .int(detected.count)))
       members.append(("planeDetectionMilliseconds", detected.isEmpty ? .null : .number(median(detected))))

@@ -61,8 +61,9 @@ private final class Pipeline: Sendable {
   }
 
   struct Queue {
+    /// The frames read and not yet taken, oldest first (at most `depth`): a taken frame leaves
+    /// the queue at once, so nothing here holds frames the consumer is done with.
     var entries: [Entry] = []
-    var head = 0
     var stopped = false
   }
 
@@ -104,15 +105,7 @@ private final class Pipeline: Sendable {
   /// The oldest entry, waiting until the reading thread has put one in the queue.
   func take() -> Entry {
     ready.wait()
-    let entry = queue.withLock { queue in
-      let entry = queue.entries[queue.head]
-      queue.head += 1
-      if queue.head == queue.entries.count {
-        queue.entries.removeAll(keepingCapacity: true)
-        queue.head = 0
-      }
-      return entry
-    }
+    let entry = queue.withLock { $0.entries.removeFirst() }
     free.signal()
     return entry
   }

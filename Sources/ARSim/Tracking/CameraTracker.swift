@@ -161,6 +161,7 @@ package final class CameraTracker {
     if options.mode != .depth, let map = depth {
       depth = map.resampled(width: info.intrinsics.width, height: info.intrinsics.height)
     }
+    (odometry as? DepthOdometry)?.add(frame.imu)
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
       frame, oFromOptical: result.oFromOptical,

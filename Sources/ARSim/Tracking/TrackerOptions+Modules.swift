@@ -177,6 +177,12 @@ extension TrackerOptions {
     public var minInlierFraction = 0.15
     /// Inlier fraction below which the state is `limited(.insufficientFeatures)`. Default 0.3.
     public var normalInlierFraction = 0.3
+    /// With a gyroscope, the weight of the rotation integrated from it against the depth
+    /// alignment's (the prior's weight per unit of inlier weight, m²/rad², see the alignment): the
+    /// gyroscope's rotation over a frame is about ten times more exact than one from phone depth
+    /// (0.04 against 0.35 degrees over 5 frames on a real iPhone session). 0 ignores the gyroscope.
+    /// Default 100.
+    public var gyroscopeWeight = 100.0
 
     /// The defaults.
     public init() {}

@@ -52,13 +52,19 @@ package enum DepthAlignment {
     /// as far (at least 1) at each coarser level; larger values average out depth noise but blur
     /// corners. Default 2.
     package var normalRadius: Int = 2
+    /// Weight (>= 0) of a prior holding the rotation at `initial`'s (one integrated from a
+    /// gyroscope, say): the cost gains `rotationPriorWeight` · Σw · |log(R R₀ᵀ)|² (radians), so per
+    /// unit of inlier weight a rotation 1 rad away from `initial`'s costs as much as a
+    /// point-to-plane residual of √`rotationPriorWeight` metres. Ignored without `initial`.
+    /// Default 0 (no prior).
+    package var rotationPriorWeight: Double = 0
 
     /// Creates parameters; omitted arguments take the defaults (`Parameters()` is all defaults).
     package init(
       levels: Int = 3, iterationsPerLevel: [Int] = [6, 10, 15], maxDistance: Double = 0.1,
       maxNormalAngleDegrees: Double = 30, stride: Int = 2, minDepth: Double = 0.1, maxDepth: Double = 10,
       robustLoss: RobustLoss = .huber, robustScale: Double = 0.02, stopTranslation: Double = 1e-4,
-      stopRotationDegrees: Double = 0.01, normalRadius: Int = 2
+      stopRotationDegrees: Double = 0.01, normalRadius: Int = 2, rotationPriorWeight: Double = 0
     ) {
       self.levels = levels
       self.iterationsPerLevel = iterationsPerLevel
@@ -72,11 +78,12 @@ package enum DepthAlignment {
       self.stopTranslation = stopTranslation
       self.stopRotationDegrees = stopRotationDegrees
       self.normalRadius = normalRadius
+      self.rotationPriorWeight = rotationPriorWeight
     }
 
     private enum CodingKeys: String, CodingKey {
       case levels, iterationsPerLevel, maxDistance, maxNormalAngleDegrees, stride, minDepth, maxDepth
-      case robustLoss, robustScale, stopTranslation, stopRotationDegrees, normalRadius
+      case robustLoss, robustScale, stopTranslation, stopRotationDegrees, normalRadius, rotationPriorWeight
     }
 
     /// Decodes parameters; missing keys take the defaults.
@@ -99,6 +106,9 @@ package enum DepthAlignment {
         p.stopRotationDegrees = v
       }
       if let v = try c.decodeIfPresent(Int.self, forKey: .normalRadius) { p.normalRadius = v }
+      if let v = try c.decodeIfPresent(Double.self, forKey: .rotationPriorWeight) {
+        p.rotationPriorWeight = v
+      }
       self = p
     }
   }
@@ -145,7 +155,8 @@ package enum DepthAlignment {
   ///     NaN, values <= 0 and values outside `minDepth...maxDepth` are ignored).
   ///   - current: the depth map to align, same size and camera as `reference`.
   ///   - intrinsics: the camera's pinhole intrinsics for these maps (pixels).
-  ///   - initial: a guess of current-from-reference; identity when nil.
+  ///   - initial: a guess of current-from-reference; identity when nil. Its rotation is also the
+  ///     prior's (`Parameters.rotationPriorWeight`).
   ///   - parameters: settings (see `Parameters` for the defaults).
   /// - Returns: current-from-reference (optical frames) and the quality figures of the fit.
   /// - Throws: `.invalidArgument` for maps of different or too small sizes (the coarsest level
@@ -193,6 +204,7 @@ package enum DepthAlignment {
     params.stop_translation = parameters.stopTranslation
     params.stop_rotation_degrees = parameters.stopRotationDegrees
     params.normal_radius = try VisionError.int32(parameters.normalRadius, "normalRadius")
+    params.rotation_prior_weight = parameters.rotationPriorWeight
 
     let k = intrinsics.c
     var initialPose = (initial ?? .identity).c

@@ -88,6 +88,10 @@ package enum VisionRuntime {
   /// second thread decodes, so that no thread changes the environment while another reads it.
   package static func prepareDecoding() { cv_image_prepare() }
 
+  /// Makes the process's allocator keep freed memory for reuse rather than give it back to the
+  /// system and fault it in again on the next frame (see `cv_keep_freed_memory`). Process-wide.
+  package static func keepFreedMemory() { cv_keep_freed_memory() }
+
   /// Sets how many threads OpenCV may use (1 gives reproducible timings; 0 disables OpenCV's threading).
   package static func setThreadCount(_ threads: Int) {
     cv_set_num_threads(Int32(clamping: threads))

@@ -99,6 +99,13 @@ int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t 
 /// first decode on a second thread; cv_image_decode and the video reader also do it on first use.
 void cv_image_prepare(void) CVISION_NOEXCEPT;
 
+/// Makes the C allocator keep freed memory for reuse (glibc: a fixed 32 MB mmap threshold and a
+/// 128 MB trim threshold) instead of returning the top of its heap to the system, which faults the
+/// pages in again, zeroed, when the next frame allocates the same buffers. Process-wide: for
+/// programs that replay frame after frame (the `arsim` tool calls it at start); does nothing
+/// where the C library has no such settings.
+void cv_keep_freed_memory(void) CVISION_NOEXCEPT;
+
 /// Encodes a tightly packed image and writes it to `path`. The format follows
 /// the extension (.png, .jpg/.jpeg, or .exr for one 32-bit float channel).
 /// `bytes_per_channel` is 1 or 2 (2 only for PNG) or 4 (float, only for EXR);

@@ -52,6 +52,12 @@ typedef struct cv_depth_align_params {
   /// Normals come from the neighbours `normal_radius` pixels away (1...16) at level 0, half as
   /// far (at least 1) at each coarser level: larger values average out depth noise.
   int32_t normal_radius;
+  /// Weight (>= 0; 0: none) of a prior that holds the rotation at the initial pose's (for example
+  /// one integrated from a gyroscope): the cost gains rotation_prior_weight * sum(w) * |log(R R0^T)|^2
+  /// (R0 the initial rotation, radians), so per unit of inlier weight 1 rad away from R0 costs as
+  /// much as a point-to-plane residual of sqrt(rotation_prior_weight) metres. Ignored without an
+  /// initial pose.
+  double rotation_prior_weight;
 } cv_depth_align_params;
 
 typedef struct cv_depth_align_result {

@@ -1,5 +1,6 @@
 import ARSimTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 @testable import ARSim
@@ -75,5 +76,44 @@ import Testing
     }
     var last = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2)
     #expect(readAll(&last).frames.count == 20)
+  }
+
+  /// A source that counts the frames it has handed to the reading thread.
+  struct CountingSource: FrameSource {
+    var source: any FrameSource
+    let produced: Counter
+    var info: RecordingInfo { source.info }
+    mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+      let frame = try source.nextFrame()
+      produced.value.add(1, ordering: .sequentiallyConsistent)
+      return frame
+    }
+  }
+
+  final class Counter: Sendable {
+    let value = Atomic(0)
+  }
+
+  @Test func framesTakenAreNotHeldWhileTheReaderStaysAhead() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 10)
+    var options = FrameSourceOptions()
+    // Each frame carries a DeferredColorImage: an object a weak reference can watch.
+    options.decodeColor = true
+    let produced = Counter()
+    let depth = 2
+    let prefetched = PrefetchingFrameSource(
+      CountingSource(source: try Recording.open(folder: folder, options: options), produced: produced),
+      depth: depth)
+    weak var earlier: DeferredColorImage?
+    for taken in 0..<8 {
+      // Let the reading thread fill the queue, so that it is never empty when a frame is taken.
+      while produced.value.load(ordering: .sequentiallyConsistent) < taken + depth {
+        Thread.sleep(forTimeInterval: 0.001)
+      }
+      let frame = try #require(try prefetched.nextFrame())
+      #expect(earlier == nil, "frame \(taken - 1) is still held after frame \(taken) was taken")
+      earlier = frame.deferredColor
+      #expect(earlier != nil)
+    }
   }
 }

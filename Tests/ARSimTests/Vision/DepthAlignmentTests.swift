@@ -395,4 +395,26 @@ import Testing
       DepthAlignment.Parameters.self, from: JSONEncoder().encode(expected))
     #expect(roundTrip == expected)
   }
+
+  @Test func aRotationPriorHoldsTheInitialRotation() throws {
+    let truth = Self.smallMotion
+    let (reference, current) = Self.pair(.corner, reference: Self.cornerCamera, truth: truth)
+    // The guess: the true motion turned by one more degree (a gyroscope's error, say).
+    let guess = Self.compose(Self.motion(axis: SIMD3(0, 0, 1), degrees: 1, translation: .zero), truth)
+    var held = Self.parameters
+    held.rotationPriorWeight = 1e4
+    let result = try Self.align((reference, current), initial: guess, parameters: held)
+    #expect(Support.rotationDifferenceDegrees(result.currentFromReference.r, guess.r) < 0.02)
+    // Without the prior the same guess converges to the truth.
+    let free = try Self.align((reference, current), initial: guess)
+    #expect(Self.errors(free, truth).rotation < 0.05)
+    // A weak prior moves the rotation most of the way to the depth's.
+    held.rotationPriorWeight = 0.01
+    let weak = try Self.align((reference, current), initial: guess, parameters: held)
+    #expect(Self.errors(weak, truth).rotation < 0.3)
+    held.rotationPriorWeight = -1
+    Self.expectError(.invalidArgument, mentioning: "rotation_prior_weight") {
+      _ = try Self.align((reference, current), initial: guess, parameters: held)
+    }
+  }
 }

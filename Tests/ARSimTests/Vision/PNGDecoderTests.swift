@@ -57,6 +57,52 @@ import Testing
     #expect(grey.pixels == (0..<height).flatMap { y in (0..<width).map { value($0, y) } })
   }
 
+  /// `raw` rows of `rowBytes` bytes filtered as the PNG specification defines, row `y` with
+  /// filter `filters[y]`, for pixels of `step` bytes (the reference the decoder is checked against).
+  static func filtered(_ raw: [UInt8], rowBytes: Int, step: Int, filters: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    for (y, filter) in filters.enumerated() {
+      out.append(filter)
+      for x in 0..<rowBytes {
+        let a = x >= step ? Int(raw[y * rowBytes + x - step]) : 0
+        let b = y > 0 ? Int(raw[(y - 1) * rowBytes + x]) : 0
+        let c = x >= step && y > 0 ? Int(raw[(y - 1) * rowBytes + x - step]) : 0
+        let p = a + b - c
+        let (pa, pb, pc) = (abs(p - a), abs(p - b), abs(p - c))
+        let paeth = pa <= pb && pa <= pc ? a : pb <= pc ? b : c
+        let predictor = [0, a, b, (a + b) / 2, paeth][Int(filter)]
+        out.append(UInt8(truncatingIfNeeded: Int(raw[y * rowBytes + x]) - predictor))
+      }
+    }
+    return out
+  }
+
+  @Test func everyFilterTypeIsReversedOnEveryRow() throws {
+    // Pseudo-random bytes (so that every predictor branch is taken), each filter on the first
+    // row (no row above) and on later rows, for 16-bit grey (2-byte pixels) and RGB (3-byte).
+    var state: UInt32 = 12345
+    let next = { () -> UInt8 in
+      state = state &* 1_103_515_245 &+ 12345
+      return UInt8(truncatingIfNeeded: state >> 16)
+    }
+    let filters: [UInt8] = [4, 3, 2, 1, 0, 4, 4, 3, 3, 1, 2, 4]
+    for filter in filters.prefix(5) {
+      let (width, height) = (9, filters.count)
+      let order = [filter] + filters.dropFirst()
+      let depth = (0..<width * height * 2).map { _ in next() }
+      let data = ImageLimitsTests.png(
+        width: UInt32(width), height: UInt32(height), depth: 16,
+        idat: Self.zlibStored(Self.filtered(depth, rowBytes: width * 2, step: 2, filters: order)))
+      let values = (0..<width * height).map { UInt16(depth[2 * $0]) << 8 | UInt16(depth[2 * $0 + 1]) }
+      #expect(try ImageCodec.decodeDepth16(data).values == values, "16-bit grey, first row filter \(filter)")
+      let rgb = (0..<width * height * 3).map { _ in next() }
+      let colour = ImageLimitsTests.png(
+        width: UInt32(width), height: UInt32(height), colorType: 2,
+        idat: Self.zlibStored(Self.filtered(rgb, rowBytes: width * 3, step: 3, filters: order)))
+      #expect(try ImageCodec.decodeRGB(colour).pixels == rgb, "RGB, first row filter \(filter)")
+    }
+  }
+
   @Test func imageDataOfTheWrongLengthIsAnError() throws {
     let short = ImageLimitsTests.png(width: 4, height: 2, idat: Self.zlibStored([0, 1, 2, 3, 4]))
     #expect(throws: VisionError.self) { try ImageCodec.decodeGray(short) }
