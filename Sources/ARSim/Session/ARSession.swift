@@ -221,6 +221,7 @@ public final class ARSession: @unchecked Sendable {
       var timings = FrameTimings()
       let tracked = track(recorded, info: info, configuration: configuration)
       if let correction = tracked.worldCorrection { epochs.correct(by: correction) }
+      if let deformation = tracked.worldDeformation { epochs.deform(by: deformation) }
       if tracked.hasPose {
         epochs.record(
           frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera)

@@ -11,7 +11,8 @@ public struct ARTrajectoryPose: Sendable, Equatable {
   public let worldFromCamera: RigidTransform
   /// The session's world now from the world the frame was delivered in: the composition of every
   /// world correction (a re-level as gravity is refined, a map correction) since the frame; identity
-  /// when none came. Corrections never cross a tracking reset: a frame before one stays in the last
+  /// when none came. A loop closure's deformation (``WorldDeformation``) is not in it: it moves the
+  /// poses of the frames since its held part (``worldFromCamera``) each by its own correction. Corrections never cross a tracking reset: a frame before one stays in the last
   /// world of its own run.
   public let nowFromDelivered: RigidTransform
 }
@@ -42,6 +43,19 @@ package struct WorldEpochs: Sendable {
 
   /// The session world moved by `newWorldFromOld`: poses recorded from now on are in the new world.
   package mutating func correct(by newWorldFromOld: RigidTransform) { steps.append(newWorldFromOld) }
+
+  /// A loop closure deformed the session world (``WorldDeformation``, in the current world): each pose
+  /// recorded since the deformation's held part moves by the correction of its time (conjugated into
+  /// its epoch's world, so that the corrections after it still compose). Linear in those poses.
+  package mutating func deform(by deformation: WorldDeformation) {
+    let nowFrom = nowFromEpoch()
+    for i in entries.indices.reversed() {
+      guard entries[i].timestamp >= deformation.since else { break }
+      guard let correction = deformation.correction(at: entries[i].timestamp) else { continue }
+      let epoch = nowFrom[entries[i].epoch]
+      entries[i].worldFromCamera = epoch.inverse * correction * epoch * entries[i].worldFromCamera
+    }
+  }
 
   /// Tracking restarted in a new world (`.resetTracking`, or no relocalisation after an interruption).
   package mutating func reset() { steps.append(nil) }

@@ -179,7 +179,8 @@ final class RGBDOdometry: Odometry {
     defer { lap(&timings.recognition, since: start) }
     guard
       let (loop, correction) = loops.check(
-        pose: pose, time: frameTime, gray: gray, keyframes: keyframes.keyframes, relocalizer: relocalizer,
+        pose: pose, time: frameTime, gray: gray, keyframes: keyframes.keyframes[keyframes.adopted...],
+        relocalizer: relocalizer,
         seed: options.seed &+ UInt64(frameIndex),
         depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } })
     else { return nil }
