@@ -237,7 +237,9 @@ public final class RecordingWriter {
     lastIMUTimestamp = sample.timestamp
     let a = sample.acceleration ?? .zero
     let g = sample.rotationRate ?? .zero
-    let values = [a.x, a.y, a.z, g.x, g.y, g.z].map { String(format: "%.6f", $0) }
+    // Shortest round-trip decimals: the samples read back bit for bit (the IMU feeds gravity and
+    // the gyroscope prior for the whole session, so rounding would change the replay).
+    let values = [a.x, a.y, a.z, g.x, g.y, g.z].map { "\($0)" }
     try imu.write(([Self.time(sample.timestamp)] + values).joined(separator: " "))
   }
 
