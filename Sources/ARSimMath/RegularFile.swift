@@ -124,6 +124,21 @@ package enum RegularFile {
     }
   }
 
+  /// Writes all of `bytes` to `descriptor`, retrying interrupted and partial writes (the write side
+  /// of ``contents(_:limit:)``'s read loop, used by every writer of the package).
+  /// - Returns: nil, or the `errno` of the write that failed (`EIO` for a write that wrote nothing).
+  package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
+    var offset = 0
+    while offset < bytes.count {
+      let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+      if written < 0, errno == EINTR { continue }
+      if written < 0 { return errno }
+      if written == 0 { return EIO }
+      offset += written
+    }
+    return nil
+  }
+
   /// Why `stat` failed, in words.
   package static func statProblem(_ path: String, _ code: Int32) -> String {
     var info = stat()

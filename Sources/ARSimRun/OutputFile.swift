@@ -67,16 +67,8 @@ public final class OutputFile {
   }
 
   private func flush() throws {
-    var written = 0
-    while written < buffer.count {
-      let count = buffer.withUnsafeBytes {
-        Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written)
-      }
-      if count < 0, errno == EINTR { continue }
-      guard count > 0 else {
-        throw UsageError("\(path): write failed (\(String(cString: strerror(errno))))")
-      }
-      written += count
+    if let code = buffer.withUnsafeBytes({ RegularFile.writeAll($0, to: descriptor) }) {
+      throw UsageError("\(path): write failed (\(String(cString: strerror(code))))")
     }
     buffer.removeAll(keepingCapacity: true)
   }

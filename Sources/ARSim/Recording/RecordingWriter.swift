@@ -194,7 +194,7 @@ public final class RecordingWriter {
     guard descriptor >= 0 else {
       throw RecordingError(file: path, "cannot be written: \(String(cString: strerror(errno)))")
     }
-    let problem = bytes.withUnsafeBytes { writeAll($0, to: descriptor) }
+    let problem = bytes.withUnsafeBytes { RegularFile.writeAll($0, to: descriptor) }
     let closed = close(descriptor) == 0 ? nil : errno
     if let code = problem ?? closed {
       throw RecordingError(file: path, "write failed: \(String(cString: strerror(code)))")
@@ -269,21 +269,6 @@ public final class RecordingWriter {
   }
 
   static func time(_ t: Double) -> String { String(format: "%.6f", t) }
-}
-
-/// Writes all of `bytes` to `descriptor`, retrying interrupted and partial writes.
-/// - Returns: nil, or the `errno` of the write that failed.
-private func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
-  var offset = 0
-  while offset < bytes.count {
-    let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-    if written < 0 {
-      if errno == EINTR { continue }
-      return errno
-    }
-    offset += written
-  }
-  return nil
 }
 
 /// A text file written line by line through a buffer.
