@@ -69,11 +69,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// session's recorded trajectory (``ARSession/trajectory``) follows every re-level, so it stays rigid.
   /// Default true.
   public var relevelsOnceSettled: Bool = true
-  /// With an accelerometer, how fast the gravity estimate may follow the slow drift of the tracked
-  /// orientation, degrees per square root of a second (a random walk of gravity in the odometry's
-  /// frame; the accelerometer's bias is held), so that the world stays level under the current camera;
-  /// nil weighs the whole session equally. Default 0.03.
-  public var gravityDriftDegreesPerRootSecond: Double? = 0.03
+  /// With an accelerometer, seconds over which old accelerometer evidence fades from the gravity
+  /// estimate, so that the world follows the slow drift of the tracked orientation and stays level
+  /// under the current camera; nil weighs the whole session equally. Default 3.
+  public var gravityMemorySeconds: Double? = 3
   /// Seconds without frames after which the session reports an interruption and the tracker
   /// relocalises. Default 1.
   public var interruptionThreshold: Double = 1

@@ -43,7 +43,7 @@ struct WorldLeveller {
       return Update(worldFromO: worldFromO, correction: nil)
     }
     if startTime == nil {
-      estimator.driftDegreesPerRootSecond = options.gravityDriftDegreesPerRootSecond
+      estimator.memorySeconds = options.gravityMemorySeconds
     }
     if measured {
       estimator.add(time: frame.timestamp, oFromOptical: oFromOptical, samples: frame.imu)
