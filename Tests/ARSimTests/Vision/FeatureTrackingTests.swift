@@ -180,7 +180,9 @@ import Testing
   /// nearest-neighbour search, on descriptors with few differing bits (many ties in distance).
   @Test func matcherAgreesWithBruteForce() throws {
     var generator = SplitMix64(seed: 11)
-    let base = (0..<6).map { _ in SIMD4(generator.next(), generator.next(), generator.next(), generator.next()) }
+    let base = (0..<6).map { _ in
+      SIMD4(generator.next(), generator.next(), generator.next(), generator.next())
+    }
     func descriptors(_ count: Int) -> [ORBDescriptor] {
       (0..<count).map { _ in
         let flips = SIMD4((0..<4).map { _ in UInt64(1) << (generator.next() % 6) })
