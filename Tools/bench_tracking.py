@@ -140,12 +140,12 @@ def main():
     their_ms = float(np.median(seconds) * 1000)
     our_ms = ours["trackingMilliseconds"]
     wall_ms = ours["wallMilliseconds"]
-    slowest = max(ours["readMilliseconds"], ours["totalMilliseconds"])
     print(f"recording: {folder} ({len(frames)} frames, {camera['width']}x{camera['height']})")
     print(f"ARSim:  whole replay {wall_ms:.2f} ms/frame (wall time over frames, {ours['threads']} threads: "
           f"read {ours['readMilliseconds']:.2f}, tracking {our_ms:.2f}, planes {ours['planesMilliseconds']:.2f}, "
           f"tracking+planes {ours['totalMilliseconds']:.2f} ms/frame medians; wall / slowest stage "
-          f"{wall_ms / slowest:.2f}); ATE {our_ate * 1000:.2f} mm over {our_count} poses")
+          f"{ours['wallOverSlowest']:.2f}, slowest {ours['slowestStage']} {ours['slowestMeanMilliseconds']:.2f} "
+          f"ms/frame mean); ATE {our_ate * 1000:.2f} mm over {our_count} poses")
     print(f"Open3D: odometry {their_ms:.2f} ms/frame (median, hybrid term, frame to frame; {failures} failures); "
           f"ATE {their_ate * 1000:.2f} mm over {their_count} poses")
     print(f"speed ratio (Open3D odometry / ARSim whole replay): {their_ms / wall_ms:.1f}x; "

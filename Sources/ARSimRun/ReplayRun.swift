@@ -62,8 +62,9 @@ public final class ReplayRun {
   private let prefetch: PrefetchingFrameSource?
   /// What each frame gave, in order.
   public private(set) var frames: [FrameRecord] = []
-  /// Counts of what the recording held, for summaries.
-  public private(set) var summary = ReplaySummary()
+  /// Counts of what the recording held (the frames read from it), for summaries.
+  public var summary: ReplaySummary { counts.summary.withLock { $0 } }
+  private let counts: SummarizingFrameSource.Counts
   /// Wall-clock seconds of the last ``run()``, from the first frame read to the last frame's
   /// outputs (for benchmarks; results never depend on it).
   public private(set) var wallSeconds = 0.0
@@ -106,18 +107,22 @@ public final class ReplayRun {
       throw UsageError("--threads must be at least 1, got \(options.threads)")
     }
     threads = options.threads
-    let open = { () throws(RecordingError) -> any FrameSource in
+    let open = { () throws(RecordingError) -> SummarizingFrameSource in
       let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
-      return options.frames.map { FrameRangeSource(source, range: $0) } ?? source
+      return SummarizingFrameSource(options.frames.map { FrameRangeSource(source, range: $0) } ?? source)
     }
     if options.threads > 1 {
       // The reader goes to the prefetching thread straight from opening: nothing else holds it.
-      let prefetch = PrefetchingFrameSource(try open())
+      let source = try open()
+      counts = source.counts
+      let prefetch = PrefetchingFrameSource(source)
       self.prefetch = prefetch
       replay = ARReplay(session: session, source: prefetch)
     } else {
+      let source = try open()
+      counts = source.counts
       prefetch = nil
-      replay = ARReplay(session: session, source: try open())
+      replay = ARReplay(session: session, source: source)
     }
     switch options.mode {
     case .rgbd:
@@ -197,7 +202,6 @@ public final class ReplayRun {
       record.closedLoop = frame.closedLoop
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
-      summary.add(recorded)
       try taps?.cast(before: frame, previous: previous, session: session)
       try onFrame?(frame, record)
       previous = frame

@@ -1,8 +1,9 @@
 import ARSim
 import Foundation
+import Synchronization
 
 /// Counts what a replay saw; its report is deterministic for a given recording.
-public struct ReplaySummary {
+public struct ReplaySummary: Sendable {
   /// Frames replayed.
   public var frames = 0
   /// The first and last frame's timestamps, seconds.
@@ -52,5 +53,27 @@ public struct ReplaySummary {
       lines.append(String(format: "time: %.6f to %.6f", first, last))
     }
     return lines.joined(separator: "\n")
+  }
+}
+
+/// A ``FrameSource`` that counts every frame it passes on into a ``ReplaySummary``, on the thread
+/// that reads it: with decoding ahead (``PrefetchingFrameSource``), the reading thread, so that
+/// counting a frame's valid depth pixels overlaps with tracking instead of adding to it.
+struct SummarizingFrameSource: FrameSource {
+  /// The counts, shared with the replay that reads them once the recording has been read.
+  final class Counts: Sendable {
+    let summary = Mutex(ReplaySummary())
+  }
+
+  private var base: any FrameSource
+  let counts = Counts()
+  var info: RecordingInfo { base.info }
+
+  init(_ base: any FrameSource) { self.base = base }
+
+  mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    guard let frame = try base.nextFrame() else { return nil }
+    counts.summary.withLock { $0.add(frame) }
+    return frame
   }
 }

@@ -16,7 +16,10 @@ enum BenchCommand {
     --threads 2, decoding runs ahead on a second thread, so this approaches the slower of `read`
     and `total`), the CPU time per frame (user and system time of every thread over the replay,
     which a loaded machine does not inflate as it does wall time), plus the ATE when the recording
-    has ground truth. Timings use the monotonic
+    has ground truth. A second line gives the timeline as means (the wall time per frame is a mean):
+    the reader's decoding, and on the main thread the wait for each frame, tracking, planes and the
+    rest, and the wall time over the slowest stage (decoding, or tracking + planes), which is 1 when
+    the two threads overlap perfectly and nothing else runs. Timings use the monotonic
     clock; results do not depend on them. `planes` is the session's plane detection per
     frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
     `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran,
@@ -123,6 +126,7 @@ enum BenchCommand {
       let detected = frames.filter { $0.planeSeconds > 0 }.map(\.planeSeconds)
       let wall = run.wallSeconds * 1000 / Double(frames.count)
       let cpu = run.cpuSeconds * 1000 / Double(frames.count)
+      let timeline = BenchTimeline(frames, wallMilliseconds: wall)
       let cells = (stages.prefix(6).map(\.1) + [wall, cpu]).map { String(format: "%.2f", $0) }
       print(
         "\(folder) | \(frames.count) | " + cells.joined(separator: " | ") + " | "
@@ -149,6 +153,8 @@ enum BenchCommand {
       // Rare and costly when they run: a mean, not a median.
       let recognition = frames.reduce(0) { $0 + $1.timings.recognition } * 1000 / Double(frames.count)
       print(String(format: "  relocalisation + loop closure: %.3f ms/frame (mean)", recognition))
+      print("  " + timeline.summary)
+      members += timeline.members
       members.append(("recognitionMeanMilliseconds", .number(recognition)))
       reports.append(.object(members))
     }

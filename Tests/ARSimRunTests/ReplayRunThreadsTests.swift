@@ -6,11 +6,12 @@ import Testing
 @testable import ARSimRun
 
 /// Decoding overlapped on a second thread changes nothing a replay gives: events, trajectory and
-/// hits are the same bytes as with `--threads 1`.
+/// hits are the same bytes as with `--threads 1`, and the summary (counted on the reading thread) is
+/// the same text.
 @Suite struct ReplayRunThreadsTests {
   /// The events, trajectory and hits files of one replay of `folder` with `threads`.
   func outputs(_ folder: String, threads: Int) throws -> (
-    events: Data, trajectory: Data, hits: Data, frames: Int
+    events: Data, trajectory: Data, hits: Data, frames: Int, summary: String
   ) {
     let out = RecordingFixtures.temporaryFolder("replay-threads")
     defer { try? FileManager.default.removeItem(atPath: out) }
@@ -26,7 +27,11 @@ import Testing
     #expect(run.wallSeconds > 0)
     #expect(run.frames.allSatisfy { $0.readSeconds > 0 })
     let read = { (name: String) in try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)) }
-    return (try read("events.jsonl"), try read("trajectory.tum"), try read("hits.jsonl"), run.frames.count)
+    #expect(run.summary.frames == run.frames.count)
+    return (
+      try read("events.jsonl"), try read("trajectory.tum"), try read("hits.jsonl"), run.frames.count,
+      run.summary.report(info: run.info)
+    )
   }
 
   @Test(.enabled(if: Datasets.exists("tabletop"), "Datasets/tabletop is absent"))
@@ -39,6 +44,8 @@ import Testing
     #expect(overlapped.events == sequential.events)
     #expect(overlapped.trajectory == sequential.trajectory)
     #expect(overlapped.hits == sequential.hits)
+    #expect(sequential.summary.contains("depth: \(sequential.frames) frames, "))
+    #expect(overlapped.summary == sequential.summary)
   }
 
   @Test func threadsMustBePositive() throws {

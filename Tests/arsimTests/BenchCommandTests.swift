@@ -70,6 +70,35 @@ import Testing
     return (rows, values)
   }
 
+  /// The timeline line and its JSON: means that add up to the wall time, and the ratio over the
+  /// slower of the reader's decoding and the main thread's tracking + planes.
+  @Test(.enabled(if: Datasets.exists("tabletop")))
+  func timelineComparesTheWallTimeWithTheSlowestStage() throws {
+    let json = RecordingFixtures.temporaryFolder("arsim-bench") + "/bench.json"
+    let result = try CLI.run(["bench", Datasets.path("tabletop"), "--json", json])
+    #expect(result.status == 0, "\(result.stderr)")
+    #expect(result.stdout.contains("  timeline (ms/frame, means): read (reader thread) "), "\(result.stdout)")
+    let reports = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [[String: Any]]
+    )
+    let report = try #require(reports.first)
+    func number(_ key: String) throws -> Double { try #require(report[key] as? Double, "\(key)") }
+    let read = try number("readMeanMilliseconds")
+    let wait = try number("waitMeanMilliseconds")
+    let tracking = try number("trackingMeanMilliseconds")
+    let planes = try number("planesMeanMilliseconds")
+    let other = try number("otherMeanMilliseconds")
+    let wall = try number("wallMilliseconds")
+    #expect(read > 0 && tracking > 0 && planes > 0 && wait >= 0)
+    #expect(abs(wait + tracking + planes + other - wall) < 1e-9 * wall)
+    let slowest = max(read, tracking + planes)
+    #expect(report["slowestStage"] as? String == (read > tracking + planes ? "read" : "tracking + planes"))
+    #expect(try number("slowestMeanMilliseconds") == slowest)
+    #expect(abs(try number("wallOverSlowest") - wall / slowest) < 1e-12)
+    let printed = try #require(Self.figure(in: result.stdout, after: "= ", before: " x slowest"))
+    #expect(abs(printed - wall / slowest) <= 0.005 + 1e-9)
+  }
+
   @Test(.enabled(if: Datasets.exists("tabletop")))
   func dumpPointsWritesTheDetectorInputOfEveryNthFrame() throws {
     let folder = RecordingFixtures.temporaryFolder("arsim-bench") + "/points"

@@ -99,16 +99,7 @@ public struct Record3DRecordingSource: FrameSource {
     let dk = info.depthIntrinsics!
     let imagePath = archive == nil ? info.path + "/" + imageName : info.path + ":" + imageName
     let imageBytes = try bytes(imageName)
-    let image: GrayImage
-    do {
-      image = try ImageCodec.decodeGray(imageBytes)
-    } catch {
-      throw RecordingError(file: imagePath, error.message)
-    }
-    guard image.width == k.width, image.height == k.height else {
-      throw RecordingError(
-        file: imagePath, "image is \(image.width)x\(image.height), the metadata says \(k.width)x\(k.height)")
-    }
+    let image = try FrameFiles.grayImage(imageBytes, path: imagePath, intrinsics: k)
     var depth: DepthImage?
     var confidence: ConfidenceMap?
     if options.loadDepth {
@@ -136,7 +127,7 @@ public struct Record3DRecordingSource: FrameSource {
         vector: SIMD4(p[0], p[1], p[2], p[3]) / simd_length(SIMD4(p[0], p[1], p[2], p[3]))),
       translation: SIMD3(p[4], p[5], p[6]))
     var frame = RecordedFrame(
-      index: nextIndex, timestamp: timestamps[i], image: .gray(image), depth: depth, imu: [],
+      index: nextIndex, timestamp: timestamps[i], image: image, depth: depth, imu: [],
       groundTruth: worldFromGL * cameraFromOptical, confidence: confidence)
     if options.decodeColor { frame.deferredColor = DeferredColorImage(path: imagePath, bytes: imageBytes) }
     if options.keepEncodedImages { frame.encodedImage = (imageBytes, "jpg") }
