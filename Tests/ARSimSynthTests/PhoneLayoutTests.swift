@@ -140,7 +140,7 @@ final class ReplayLog: ARSessionDelegate {
   /// RGB-D through Stray's lossy video (HEVC, libx265 at CRF 18, 8-bit 4:2:0) against the same
   /// session with lossless PNG colour: the camera within 1 mm on every frame. At 640x480 colour
   /// and depth (the room unscaled; Stray's own video is 1920x1440 over 256x192 depth): 0.95 mm
-  /// worst, 0.4 mm median over the 30 frames, so the margin is thin. Not at the phones' 256x192:
+  /// worst, 0.4 mm median over the 31 frames, so the margin is thin. Not at the phones' 256x192:
   /// there this tracker moves 1-2 mm for sub-grey-level changes (lossless HEVC, which only rounds
   /// to 8-bit limited-range YUV, 2.3 mm; CRF 18 4.7 mm; CRF 28 13.9 mm). Plane events may differ.
   @Test func strayVideoReplaysWithinAMillimetre() throws {
@@ -149,7 +149,7 @@ final class ReplayLog: ARSessionDelegate {
     let arsim = try Self.generate(scene, .arsim, encoding: .png)
     let a = try ReplayLog.replay(stray, mode: .rgbd)
     let b = try ReplayLog.replay(arsim, mode: .rgbd)
-    #expect(a.frames.count == b.frames.count && a.frames.count == 30)
+    #expect(a.frames.count == b.frames.count && a.frames.count == 31)
     let distances = zip(a.frames, b.frames).map {
       Double(simd_length($0.transform.columns.3 - $1.transform.columns.3))
     }
