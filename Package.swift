@@ -6,6 +6,8 @@ import PackageDescription
 // libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
 // libdeflate (`libdeflate-dev`) and libjpeg-turbo (`libjpeg-dev`) decode PNG and JPEG inside CVision
 // (faster than OpenCV's codecs, and silent: no stderr redirection while other threads run).
+// FFmpeg's libraries (`libavformat-dev`, `libavcodec-dev`, `libswscale-dev`) read and write video
+// inside CVision: grey frames straight from the decoded luma, HEVC written at a set quality.
 
 // Combine: Apple platforms have the framework; Linux has none, so the package brings the subset AR
 // apps use as a target named `Combine`, so that `import Combine` compiles unchanged. The target is
@@ -63,11 +65,20 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg-dev"])]
     ),
+    // FFmpeg's libavformat through pkg-config; libavcodec, libswscale and libavutil beside it
+    // (one Debian FFmpeg, one include folder).
+    .systemLibrary(
+      name: "CFFmpeg",
+      pkgConfig: "libavformat",
+      providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
+    ),
     .target(
       name: "CVision",
-      dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG"],
+      dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG", "CFFmpeg"],
       cxxSettings: [.define("EIGEN_MPL2_ONLY")],
-      linkerSettings: [.linkedLibrary("m")]
+      linkerSettings: [
+        .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"), .linkedLibrary("m"),
+      ]
     ),
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),

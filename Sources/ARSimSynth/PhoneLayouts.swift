@@ -46,7 +46,7 @@ enum PhoneFiles {
 }
 
 /// Stray Scanner's layout, as the app writes it: `rgb.mp4` (HEVC as iPhones record it, through
-/// OpenCV's FFmpeg backend and libx265, so colour is lossy), `depth/NNNNNN.png` (uint16 mm), `confidence/NNNNNN.png`,
+/// FFmpeg's libraries and libx265 at CRF 18, so colour is lossy), `depth/NNNNNN.png` (uint16 mm), `confidence/NNNNNN.png`,
 /// `camera_matrix.csv`, `odometry.csv` (the optical frame's pose in the world: ARKit's
 /// `camera.transform` turned 180 degrees about x) and `imu.csv` (CoreMotion's raw accelerometer in
 /// g and the gyroscope in rad/s, device axes, as newer versions of the app write them). Depth is
@@ -104,7 +104,11 @@ struct StraySink: SessionSink {
   }
 
   func finish() throws(RecordingError) {
-    video.finish()
+    do {
+      try video.finish()
+    } catch {
+      throw RecordingError(file: folder + "/rgb.mp4", error.message)
+    }
     let k = camera
     try writeText(
       PhoneFiles.exact([k.fx, 0, k.cx]).joined(separator: ", ") + "\n"

@@ -1,6 +1,6 @@
-// Library diagnostics folded into CVision's statuses: OpenCV's logger silenced, FFmpeg's log level
-// set through OpenCV's environment settings, and whatever libpng or libjpeg print on stderr during
-// a decode captured (fd 2 redirected to a memory file) instead of reaching the terminal.
+// Library diagnostics folded into CVision's statuses: OpenCV's logger silenced, and whatever libpng
+// or libjpeg print on stderr during a decode captured (fd 2 redirected to a memory file) instead of
+// reaching the terminal. (Video goes through FFmpeg's libraries directly: see ffmpeg.hpp.)
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -24,13 +24,8 @@ void quiet_libraries() noexcept {
       cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_SILENT);
     } catch (...) {
     }
-    // Read by OpenCV's FFmpeg wrapper when it first loads: AV_LOG_QUIET (-8). Not overwritten when
-    // the user set it (for debugging).
-    ::setenv("OPENCV_FFMPEG_LOGLEVEL", "-8", 0);
     // A second bound behind CVision's own header check (see cv_image_decode).
     ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(CV_IMAGE_MAX_PIXELS).c_str(), 0);
-    // Only the FFmpeg backend is used for video; keep the others from being probed.
-    ::setenv("OPENCV_VIDEOIO_PRIORITY_GSTREAMER", "0", 0);
   });
 }
 

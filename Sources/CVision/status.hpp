@@ -56,8 +56,8 @@ inline void set_ok(cv_status *status) {
   throw Failure{code, buffer};
 }
 
-/// Silences OpenCV's logger and FFmpeg (through OpenCV's settings) once per process; called by
-/// the image and video entry points before they touch the libraries.
+/// Silences OpenCV's logger once per process; called by the image entry points before they
+/// touch the library.
 void quiet_libraries() noexcept;
 
 /// Redirects stderr (fd 2) to a memory file while alive, so that what libpng, libjpeg or FFmpeg

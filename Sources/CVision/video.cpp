@@ -1,4 +1,5 @@
-// Video reading and writing through cv::VideoCapture / cv::VideoWriter.
+// Video reading through FFmpeg's libraries (libavformat demuxes, libavcodec decodes). Grey frames
+// are the decoded luma plane itself, expanded from the stream's range: no round trip through RGB.
 
 #include <sys/stat.h>
 
@@ -7,33 +8,136 @@
 #include <cstring>
 #include <memory>
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-#include <opencv2/videoio.hpp>
-
 #include "cvision.h"
+#include "ffmpeg.hpp"
 #include "status.hpp"
 
 using cvision::fail;
+namespace av = cvision::ffmpeg;
 
 struct cv_video {
-  cv::VideoCapture capture;
+  AVFormatContext *format = nullptr;
+  av::Codec decoder;
+  av::Frame frame;
+  av::Packet packet;
+  /// Converts frames to RGB24 (or to GRAY8 from formats whose first plane is not 8-bit luma).
+  av::Scale scale;
+  int stream = -1;
+  AVRational time_base{0, 1};
+  int64_t start = 0;
   int32_t width = 0;
   int32_t height = 0;
   double fps = 0;
   int64_t next_index = 0;
+  /// True once the demuxer is exhausted and the decoder has been told to flush.
+  bool flushing = false;
   /// False once the container proved not to carry usable timestamps.
   bool container_timestamps = true;
   double last_timestamp = -1;
+
+  ~cv_video() { avformat_close_input(&format); }
 };
 
-struct cv_video_writer {
-  cv::VideoWriter writer;
-  int32_t width = 0;
-  int32_t height = 0;
-  /// Whether the encoder's own log lines are captured (x265 prints them).
-  bool quiet = false;
-};
+namespace {
+
+/// Decodes the next frame into video.frame; false at the end of the stream.
+bool decode_next(cv_video &video) {
+  AVCodecContext *decoder = video.decoder.get();
+  for (;;) {
+    const int received = avcodec_receive_frame(decoder, video.frame.get());
+    if (received == 0) return true;
+    if (received == AVERROR_EOF) return false;
+    if (received != AVERROR(EAGAIN)) {
+      fail(CV_ERR_DECODE, "frame %lld cannot be decoded: %s", (long long)video.next_index,
+           av::describe(received).c_str());
+    }
+    if (video.flushing) return false;
+    const int read = av_read_frame(video.format, video.packet.get());
+    if (read == AVERROR_EOF) {
+      video.flushing = true;
+      av::check(avcodec_send_packet(decoder, nullptr), CV_ERR_DECODE, "flushing the decoder");
+      continue;
+    }
+    if (read < 0) {
+      fail(CV_ERR_IO, "reading the video after frame %lld: %s", (long long)video.next_index,
+           av::describe(read).c_str());
+    }
+    int sent = 0;
+    if (video.packet->stream_index == video.stream) sent = avcodec_send_packet(decoder, video.packet.get());
+    av_packet_unref(video.packet.get());
+    if (sent < 0) {
+      fail(CV_ERR_DECODE, "frame %lld cannot be decoded: %s", (long long)video.next_index,
+           av::describe(sent).c_str());
+    }
+  }
+}
+
+/// Whether the frame's samples use the limited ("MPEG", 16-235 luma) range: as tagged, and when
+/// untagged, limited for YUV (what encoders write unless told otherwise), full for grey and YUVJ.
+bool limited_range(const AVFrame &frame, const AVPixFmtDescriptor &descriptor) {
+  if (frame.color_range == AVCOL_RANGE_MPEG) return true;
+  if (frame.color_range == AVCOL_RANGE_JPEG) return false;
+  const auto format = AVPixelFormat(frame.format);
+  const bool jpeg = format == AV_PIX_FMT_YUVJ420P || format == AV_PIX_FMT_YUVJ422P ||
+                    format == AV_PIX_FMT_YUVJ444P || format == AV_PIX_FMT_YUVJ440P ||
+                    format == AV_PIX_FMT_YUVJ411P;
+  return !jpeg && descriptor.nb_components >= 3 && (descriptor.flags & AV_PIX_FMT_FLAG_RGB) == 0;
+}
+
+/// Whether the first plane holds 8-bit luma, one byte per pixel (yuv420p, nv12, gray, ...).
+bool luma_plane(const AVPixFmtDescriptor &descriptor) {
+  const AVComponentDescriptor &y = descriptor.comp[0];
+  const uint64_t excluded = AV_PIX_FMT_FLAG_RGB | AV_PIX_FMT_FLAG_PAL | AV_PIX_FMT_FLAG_BITSTREAM |
+                            AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BE;
+  return (descriptor.flags & excluded) == 0 && y.plane == 0 && y.step == 1 && y.offset == 0 && y.shift == 0 &&
+         y.depth == 8;
+}
+
+/// Converts video.frame into `out` (tightly packed) through swscale, to `target` (RGB24 or GRAY8,
+/// full range) with the colour matrix the stream is tagged with (BT.601 when untagged).
+void convert(cv_video &video, const AVPixFmtDescriptor &descriptor, AVPixelFormat target, uint8_t *out) {
+  const AVFrame &frame = *video.frame;
+  SwsContext *context =
+      sws_getCachedContext(video.scale.release(), frame.width, frame.height, AVPixelFormat(frame.format),
+                           frame.width, frame.height, target, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
+                           nullptr, nullptr, nullptr);
+  video.scale.reset(context);
+  if (context == nullptr) {
+    fail(CV_ERR_DECODE, "frame %lld: no conversion from %s", (long long)video.next_index,
+         av_get_pix_fmt_name(AVPixelFormat(frame.format)));
+  }
+  const int colorspace = frame.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : int(frame.colorspace);
+  const int range = limited_range(frame, descriptor) ? 0 : 1;
+  sws_setColorspaceDetails(context, sws_getCoefficients(colorspace), range, sws_getCoefficients(SWS_CS_DEFAULT), 1,
+                           0, 1 << 16, 1 << 16);
+  uint8_t *planes[4] = {out, nullptr, nullptr, nullptr};
+  int strides[4] = {frame.width * (target == AV_PIX_FMT_RGB24 ? 3 : 1), 0, 0, 0};
+  const int rows = sws_scale(context, frame.data, frame.linesize, 0, frame.height, planes, strides);
+  if (rows != frame.height) fail(CV_ERR_DECODE, "frame %lld could not be converted", (long long)video.next_index);
+}
+
+/// The grey image: the luma plane, expanded from the limited range (Y' 16-235) when the stream
+/// uses it, through a table (exact rounding); other formats through swscale.
+void gray(cv_video &video, const AVPixFmtDescriptor &descriptor, uint8_t *out) {
+  const AVFrame &frame = *video.frame;
+  if (!luma_plane(descriptor)) {
+    convert(video, descriptor, AV_PIX_FMT_GRAY8, out);
+    return;
+  }
+  uint8_t table[256];
+  const bool limited = limited_range(frame, descriptor);
+  for (int v = 0; v < 256; ++v) {
+    const long expanded = limited ? std::lround((v - 16) * 255.0 / 219.0) : v;
+    table[v] = uint8_t(std::min(255L, std::max(0L, expanded)));
+  }
+  for (int y = 0; y < frame.height; ++y) {
+    const uint8_t *row = frame.data[0] + ptrdiff_t(y) * frame.linesize[0];
+    uint8_t *target = out + size_t(y) * frame.width;
+    for (int x = 0; x < frame.width; ++x) target[x] = table[row[x]];
+  }
+}
+
+}  // namespace
 
 extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status) noexcept {
   cv_video *result = nullptr;
@@ -45,28 +149,21 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
     struct stat file_status;
     if (::stat(path, &file_status) != 0) fail(CV_ERR_IO, "could not open video %s: %s", path, std::strerror(errno));
     if (!S_ISREG(file_status.st_mode)) fail(CV_ERR_IO, "video %s is not a regular file", path);
-    // FFmpeg only (it reads timestamps); what it prints while probing is captured.
-    cvision::quiet_libraries();
-    bool opened = false;
-    std::string diagnostics;
-    {
-      cvision::StderrCapture capture;
-      try {
-        opened = video->capture.open(path, cv::CAP_FFMPEG) && video->capture.isOpened();
-      } catch (const cv::Exception &error) {
-        diagnostics = error.err;
-      }
-      const std::string printed = capture.finish();
-      if (!printed.empty()) diagnostics = diagnostics.empty() ? printed : printed + "; " + diagnostics;
+    av::quiet();
+    const int opened = avformat_open_input(&video->format, path, nullptr, nullptr);
+    if (opened < 0) {
+      fail(CV_ERR_IO, "could not open video %s (FFmpeg cannot read it): %s", path, av::describe(opened).c_str());
     }
-    if (!opened) {
-      fail(CV_ERR_IO, "could not open video %s (FFmpeg cannot read it)%s%s", path, diagnostics.empty() ? "" : ": ",
-           diagnostics.c_str());
+    const int probed = avformat_find_stream_info(video->format, nullptr);
+    if (probed < 0) fail(CV_ERR_DECODE, "video %s: %s", path, av::describe(probed).c_str());
+    const AVCodec *codec = nullptr;
+    video->stream = av_find_best_stream(video->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    if (video->stream < 0 || codec == nullptr) {
+      fail(CV_ERR_DECODE, "video %s has no video stream that FFmpeg can decode", path);
     }
-    video->width = int32_t(video->capture.get(cv::CAP_PROP_FRAME_WIDTH));
-    video->height = int32_t(video->capture.get(cv::CAP_PROP_FRAME_HEIGHT));
-    double fps = video->capture.get(cv::CAP_PROP_FPS);
-    video->fps = std::isfinite(fps) && fps > 0 ? fps : 0;
+    AVStream *stream = video->format->streams[video->stream];
+    video->width = stream->codecpar->width;
+    video->height = stream->codecpar->height;
     if (video->width <= 0 || video->height <= 0) {
       fail(CV_ERR_DECODE, "video %s reports no frame size (%d x %d)", path, video->width, video->height);
     }
@@ -75,11 +172,21 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
       fail(CV_ERR_DECODE, "video %s has %d x %d frames, more than the %d pixels accepted", path, video->width,
            video->height, CV_IMAGE_MAX_PIXELS);
     }
-    double frames = video->capture.get(cv::CAP_PROP_FRAME_COUNT);
+    video->decoder.reset(av::allocated(avcodec_alloc_context3(codec)));
+    av::check(avcodec_parameters_to_context(video->decoder.get(), stream->codecpar), CV_ERR_DECODE, path);
+    video->decoder->thread_count = 1;
+    const int ready = avcodec_open2(video->decoder.get(), codec, nullptr);
+    if (ready < 0) fail(CV_ERR_DECODE, "video %s: cannot open its decoder: %s", path, av::describe(ready).c_str());
+    video->frame.reset(av::allocated(av_frame_alloc()));
+    video->packet.reset(av::allocated(av_packet_alloc()));
+    video->time_base = stream->time_base;
+    video->start = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
+    const AVRational rate = av_guess_frame_rate(video->format, stream, nullptr);
+    video->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
     info->width = video->width;
     info->height = video->height;
     info->fps = video->fps;
-    info->frame_count = std::isfinite(frames) && frames > 0 ? int64_t(frames) : 0;
+    info->frame_count = stream->nb_frames > 0 ? stream->nb_frames : 0;
     result = video.release();
     return CV_OK;
   });
@@ -101,36 +208,26 @@ extern "C" int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, si
     if (capacity < needed) {
       fail(CV_ERR_BUFFER_TOO_SMALL, "output buffer holds %zu bytes; a frame needs %zu", capacity, needed);
     }
-    cv::Mat frame;
-    if (!video->capture.read(frame) || frame.empty()) {
+    if (!decode_next(*video)) {
       outcome = 0;
       return CV_OK;
     }
-    if (frame.cols != video->width || frame.rows != video->height) {
+    const AVFrame &frame = *video->frame;
+    if (frame.width != video->width || frame.height != video->height) {
       fail(CV_ERR_DECODE, "frame %lld is %d x %d but the video is %d x %d", (long long)video->next_index,
-           frame.cols, frame.rows, video->width, video->height);
+           frame.width, frame.height, video->width, video->height);
     }
-    if (frame.depth() != CV_8U) {
-      fail(CV_ERR_DECODE, "frame %lld has unsupported type %s", (long long)video->next_index,
-           cv::typeToString(frame.type()).c_str());
+    const AVPixFmtDescriptor *descriptor = av_pix_fmt_desc_get(AVPixelFormat(frame.format));
+    if (descriptor == nullptr) {
+      fail(CV_ERR_DECODE, "frame %lld has an unknown pixel format", (long long)video->next_index);
     }
-    cv::Mat converted;
-    switch (frame.channels()) {
-      case 1:
-        if (channels == 1) converted = frame;
-        else cv::cvtColor(frame, converted, cv::COLOR_GRAY2RGB);
-        break;
-      case 3: cv::cvtColor(frame, converted, channels == 1 ? cv::COLOR_BGR2GRAY : cv::COLOR_BGR2RGB); break;
-      case 4: cv::cvtColor(frame, converted, channels == 1 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGRA2RGB); break;
-      default:
-        fail(CV_ERR_DECODE, "frame %lld has %d channels", (long long)video->next_index, frame.channels());
-    }
-    const size_t row_bytes = size_t(video->width) * channels;
-    for (int y = 0; y < converted.rows; ++y) std::memcpy(out + y * row_bytes, converted.ptr(y), row_bytes);
+    if (channels == 1) gray(*video, *descriptor, out);
+    else convert(*video, *descriptor, AV_PIX_FMT_RGB24, out);
 
     // Presentation time: the container's, unless it has none (then index / fps).
     const int64_t index = video->next_index++;
-    double timestamp = video->capture.get(cv::CAP_PROP_POS_MSEC) / 1000.0;
+    const int64_t stamp = frame.best_effort_timestamp;
+    double timestamp = stamp == AV_NOPTS_VALUE ? NAN : double(stamp - video->start) * av_q2d(video->time_base);
     if (video->container_timestamps &&
         (!std::isfinite(timestamp) || timestamp < 0 || (index > 0 && timestamp <= video->last_timestamp))) {
       video->container_timestamps = false;
@@ -141,6 +238,7 @@ extern "C" int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, si
       }
       timestamp = double(index) / video->fps;
     }
+    av_frame_unref(video->frame.get());
     video->last_timestamp = timestamp;
     *timestamp_seconds = timestamp;
     outcome = 1;
@@ -149,82 +247,4 @@ extern "C" int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, si
   return outcome;
 }
 
-extern "C" void cv_video_close(cv_video *video) noexcept {
-  if (video == nullptr) return;
-  try {
-    video->capture.release();
-  } catch (...) {
-  }
-  delete video;
-}
-
-extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width, int32_t height, double fps,
-                                                 int32_t codec, cv_status *status) noexcept {
-  cv_video_writer *result = nullptr;
-  cvision::guarded(status, "cv_video_writer_open", [&](cv_status *) -> int32_t {
-    cvision::require_pointer(path, "path");
-    if (width <= 0 || height <= 0) {
-      fail(CV_ERR_INVALID_ARGUMENT, "width and height must be positive (got %d x %d)", width, height);
-    }
-    if (!std::isfinite(fps) || fps <= 0) fail(CV_ERR_INVALID_ARGUMENT, "fps must be positive and finite (got %g)", fps);
-    if (codec != CV_VIDEO_CODEC_MPEG4 && codec != CV_VIDEO_CODEC_HEVC) {
-      fail(CV_ERR_INVALID_ARGUMENT, "codec must be CV_VIDEO_CODEC_MPEG4 or CV_VIDEO_CODEC_HEVC (got %d)", codec);
-    }
-    cvision::quiet_libraries();
-    auto writer = std::make_unique<cv_video_writer>();
-    writer->width = width;
-    writer->height = height;
-    writer->quiet = codec == CV_VIDEO_CODEC_HEVC;
-    const cv::Size size(width, height);
-    // The codecs to try, in order: FFmpeg first, then whichever backend OpenCV finds.
-    const char *const mpeg4[] = {"mp4v"};
-    const char *const hevc[] = {"hvc1", "avc1"};
-    const char *const *tags = codec == CV_VIDEO_CODEC_HEVC ? hevc : mpeg4;
-    const int count = codec == CV_VIDEO_CODEC_HEVC ? 2 : 1;
-    bool opened = false;
-    for (int i = 0; i < count && !opened; ++i) {
-      const int fourcc = cv::VideoWriter::fourcc(tags[i][0], tags[i][1], tags[i][2], tags[i][3]);
-      // x265 prints its settings to stderr when it opens: keep them out of the user's terminal.
-      cvision::StderrCapture capture;
-      for (const int backend : {int(cv::CAP_FFMPEG), int(cv::CAP_ANY)}) {
-        if (opened) break;
-        try {
-          opened = writer->writer.open(path, backend, fourcc, fps, size, true) && writer->writer.isOpened();
-        } catch (const cv::Exception &) {
-          opened = false;
-        }
-      }
-    }
-    if (!opened) {
-      fail(CV_ERR_IO, "could not open an %s video writer for %s",
-           codec == CV_VIDEO_CODEC_HEVC ? "HEVC (hvc1) or H.264 (avc1)" : "mp4v", path);
-    }
-    result = writer.release();
-    return CV_OK;
-  });
-  return result;
-}
-
-extern "C" int32_t cv_video_writer_write(cv_video_writer *writer, const uint8_t *rgb, cv_status *status) noexcept {
-  return cvision::guarded(status, "cv_video_writer_write", [&](cv_status *) -> int32_t {
-    cvision::require_pointer(writer, "writer");
-    cvision::require_pointer(rgb, "rgb");
-    const cv::Mat frame(writer->height, writer->width, CV_8UC3, const_cast<uint8_t *>(rgb));
-    cv::Mat bgr;
-    cv::cvtColor(frame, bgr, cv::COLOR_RGB2BGR);
-    writer->writer.write(bgr);
-    return CV_OK;
-  });
-}
-
-extern "C" void cv_video_writer_close(cv_video_writer *writer) noexcept {
-  if (writer == nullptr) return;
-  try {
-    // x265 prints its statistics when it closes.
-    std::unique_ptr<cvision::StderrCapture> capture;
-    if (writer->quiet) capture = std::make_unique<cvision::StderrCapture>();
-    writer->writer.release();
-  } catch (...) {
-  }
-  delete writer;
-}
+extern "C" void cv_video_close(cv_video *video) noexcept { delete video; }

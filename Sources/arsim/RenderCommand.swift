@@ -218,7 +218,7 @@ final class FrameRenderer {
       try writeImage(FrameOverlay.draw(last.frame, options: drawings), index: last.frame.frameIndex)
     }
     if let video {
-      video.finish()
+      try video.finish()
       try move(videoTemporary, to: videoPath)
       TemporaryFiles.unregister(videoSlot)
       written.append(videoPath)

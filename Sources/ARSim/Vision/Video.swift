@@ -1,6 +1,6 @@
 internal import CVision
 
-/// Reads the frames of a video file in order (OpenCV's FFmpeg backend).
+/// Reads the frames of a video file in order (FFmpeg's libavformat and libavcodec).
 ///
 /// Owns the decoder and closes it when released. Not `Sendable`: use one reader from one
 /// task at a time.
@@ -36,13 +36,18 @@ package final class VideoReader {
 
   /// The next frame as a gray image and its presentation time in seconds from the start of
   /// the stream (the container's timestamp, or frame index / frame rate when it has none);
-  /// `nil` at the end of the stream.
+  /// `nil` at the end of the stream. The grey is the decoded luma plane itself (Y' in the
+  /// stream's colour matrix: BT.601 for the videos ``VideoWriter`` writes, BT.709 for an
+  /// iPhone's), expanded from the limited range 16-235 when the stream uses it: no round trip
+  /// through RGB.
   package func nextGrayFrame() throws(VisionError) -> (image: GrayImage, timestamp: Double)? {
     guard let (pixels, timestamp) = try read(mode: Int32(CV_DECODE_GRAY8), channels: 1) else { return nil }
     return (GrayImage(width: width, height: height, pixels: pixels), timestamp)
   }
 
-  /// The next frame in R, G, B order and its presentation time in seconds; `nil` at the end.
+  /// The next frame in R, G, B order (converted with the colour matrix and range the stream is
+  /// tagged with; BT.601 limited range when untagged) and its presentation time in seconds;
+  /// `nil` at the end.
   package func nextRGBFrame() throws(VisionError) -> (image: RGBImage, timestamp: Double)? {
     guard let (pixels, timestamp) = try read(mode: Int32(CV_DECODE_RGB8), channels: 3) else { return nil }
     return (RGBImage(width: width, height: height, pixels: pixels), timestamp)
@@ -65,9 +70,11 @@ package final class VideoReader {
   }
 }
 
-/// Writes RGB frames to an MP4 video file: MPEG-4 Part 2 (`mp4v`) or HEVC (see ``Codec``).
+/// Writes RGB frames to an MP4 video file: MPEG-4 Part 2 (`mp4v`) or HEVC (see ``Codec``),
+/// through FFmpeg's libraries, as 8-bit 4:2:0 YUV (BT.601, limited range, tagged so).
 ///
-/// Owns the encoder; the file is complete after `finish()` or when the writer is released.
+/// Owns the encoder; the file is complete after `finish()` returns (or, errors unseen, when the
+/// writer is released).
 /// Not `Sendable`: use one writer from one task at a time.
 package final class VideoWriter {
   /// Frame width in pixels.
@@ -81,14 +88,15 @@ package final class VideoWriter {
 
   /// The compression of a video. Both are lossy (8-bit 4:2:0 colour).
   package enum Codec: Sendable {
-    /// MPEG-4 Part 2 (`mp4v`): fast.
+    /// MPEG-4 Part 2 (`mp4v`, a fixed quantiser of 3): fast.
     case mpeg4
-    /// HEVC (`hvc1`, libx265), as iPhones record (H.264 `avc1` where this FFmpeg has no HEVC
-    /// encoder): two to three times slower than `mpeg4`, closer to the frames written.
+    /// HEVC (`hvc1`, libx265 at constant rate factor 18), as iPhones record (H.264 `avc1` at CRF
+    /// 18 where this FFmpeg has no HEVC encoder): slower than `mpeg4`, closer to the frames written.
     case hevc
   }
 
-  /// Creates (or replaces) the video at `path`; throws `.io` when the encoder cannot be opened.
+  /// Creates (or replaces) the video at `path`; width and height must be even. Throws `.io` when
+  /// the encoder cannot be opened.
   package init(path: String, width: Int, height: Int, framesPerSecond: Double, codec: Codec = .mpeg4)
     throws(VisionError)
   {
@@ -121,9 +129,14 @@ package final class VideoWriter {
     try VisionError.check(code, status)
   }
 
-  /// Finalises the file; later writes throw. Calling it again does nothing.
-  package func finish() {
-    if let handle { cv_video_writer_close(handle) }
-    handle = nil
+  /// Flushes the encoder and writes the file's index: the video is complete when this returns.
+  /// Later writes throw; calling it again does nothing.
+  package func finish() throws(VisionError) {
+    guard let handle else { return }
+    self.handle = nil
+    var status = cv_status()
+    let code = cv_video_writer_finish(handle, &status)
+    cv_video_writer_close(handle)
+    try VisionError.check(code, status)
   }
 }

@@ -128,9 +128,9 @@ typedef struct cv_video_info {
   int64_t frame_count;
 } cv_video_info;
 
-/// Opens a video file (a regular file, through OpenCV's FFmpeg backend only; frames of at most
-/// CV_IMAGE_MAX_PIXELS) for reading. Returns NULL (and a status) on failure; what FFmpeg prints
-/// while probing is captured into the status message, never shown.
+/// Opens a video file (a regular file, through FFmpeg's libavformat and libavcodec; frames of at
+/// most CV_IMAGE_MAX_PIXELS) for reading. Returns NULL (and a status) on failure; FFmpeg's own log
+/// is silenced, its errors come back in the status message.
 cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status) CVISION_NOEXCEPT;
 
 /// Reads the next frame into `out` (tightly packed, GRAY8 or RGB8) and its
@@ -138,6 +138,9 @@ cv_video *cv_video_open(const char *path, cv_video_info *info, cv_status *status
 /// container has no increasing timestamps). Returns 1 when a frame was read, 0 at
 /// the end of the stream, -1 on error (with status). A `capacity` below
 /// width * height * channels is an error that does not consume a frame.
+/// GRAY8 is the decoded luma plane (Y', in the stream's own colour matrix) expanded from the
+/// limited range 16-235 to 0-255 when the stream uses it; RGB8 is converted with the colour matrix
+/// and range the stream is tagged with (BT.601 limited when untagged).
 int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, size_t capacity,
                       double *timestamp_seconds, cv_status *status) CVISION_NOEXCEPT;
 
@@ -145,21 +148,29 @@ void cv_video_close(cv_video *video) CVISION_NOEXCEPT;
 
 typedef struct cv_video_writer cv_video_writer;
 
-/// Video codecs of cv_video_writer_open, all in an MP4 container through OpenCV's FFmpeg backend.
+/// Video codecs of cv_video_writer_open, all in an MP4 container, 8-bit 4:2:0 YUV (BT.601,
+/// limited range, tagged so), through FFmpeg's libraries.
 enum {
-  /// MPEG-4 Part 2 (`mp4v`): fast, lossy (OpenCV's default bit rate).
+  /// MPEG-4 Part 2 (`mp4v`, FFmpeg's encoder at a fixed quantiser of 3): fast, lossy.
   CV_VIDEO_CODEC_MPEG4 = 0,
-  /// HEVC (`hvc1`, libx265 at the bit rate OpenCV picks), what iPhones record; H.264 (`avc1`,
-  /// libx264 at CRF 23) when this FFmpeg cannot encode HEVC. Some 2-3 times slower than
-  /// CV_VIDEO_CODEC_MPEG4 and closer to the frames written; the encoders' log lines are not shown.
+  /// HEVC (`hvc1`, libx265 at constant rate factor 18), what iPhones record; H.264 (`avc1`,
+  /// libx264 at CRF 18) when this FFmpeg cannot encode HEVC. Slower than CV_VIDEO_CODEC_MPEG4
+  /// and closer to the frames written; the encoders' log lines are not shown.
   CV_VIDEO_CODEC_HEVC = 1
 };
 
-/// Opens an MP4 writer for RGB8 frames of the given size with `codec` (CV_VIDEO_CODEC_*).
-/// CV_ERR_IO when no encoder for the codec can be opened for `path`.
+/// Opens an MP4 writer for RGB8 frames of the given size (positive, even) with `codec`
+/// (CV_VIDEO_CODEC_*); frame i is stamped i / fps seconds. CV_ERR_IO when no encoder for the
+/// codec can be opened for `path`.
 cv_video_writer *cv_video_writer_open(const char *path, int32_t width, int32_t height, double fps,
                                       int32_t codec, cv_status *status) CVISION_NOEXCEPT;
+/// Encodes one RGB8 frame of the writer's size (tightly packed). After an error the writer
+/// refuses further frames.
 int32_t cv_video_writer_write(cv_video_writer *writer, const uint8_t *rgb, cv_status *status) CVISION_NOEXCEPT;
+/// Flushes the encoder and writes the MP4 index: the file is complete when this returns CV_OK.
+/// Later writes fail; calling it again does nothing.
+int32_t cv_video_writer_finish(cv_video_writer *writer, cv_status *status) CVISION_NOEXCEPT;
+/// Finishes (errors ignored: call cv_video_writer_finish to see them) and frees the writer.
 void cv_video_writer_close(cv_video_writer *writer) CVISION_NOEXCEPT;
 
 // MARK: - Features

@@ -303,7 +303,7 @@ func maxDifference(_ a: GrayImage, _ b: GrayImage) -> Int {
     let folder = try RecordingFixtures.writeARSim(frames: frames)
     let writer = try VideoWriter(path: folder + "/video.mp4", width: 32, height: 24, framesPerSecond: 10)
     for i in 0..<videoFrames { try writer.write(RecordingFixtures.image(frame: i)) }
-    writer.finish()
+    try writer.finish()
     let index = try String(contentsOfFile: folder + "/frames.txt", encoding: .utf8)
     let rewritten = index.split(separator: "\n").map { line -> String in
       guard !line.hasPrefix("#") else { return String(line) }
