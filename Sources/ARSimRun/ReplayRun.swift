@@ -227,14 +227,20 @@ public final class ReplayRun {
     }
   }
 
-  /// Re-expresses every frame's pose in the session's final world (``FrameRecord/worldFromOptical``),
-  /// as the session's ``ARSession/trajectory`` does: O(frames + corrections).
+  /// Re-expresses every frame's pose in the session's final world (``FrameRecord/worldFromOptical``):
+  /// the session's ``ARSession/trajectory``, which also holds the loop closures' deformations (the
+  /// frames before a closure moved with the map, so the closure is no jump in the trajectory); a frame
+  /// without a recorded pose by the rigid corrections alone. O(frames + corrections).
   private func moveToFinalWorld() {
     let finalFromEpoch = session.worldNowFromEpochs()
+    let recorded = Dictionary(
+      session.trajectory.map { ($0.frameIndex, $0.worldFromCamera) }, uniquingKeysWith: { $1 })
     for i in frames.indices {
       let correction = finalFromEpoch[frames[i].worldEpoch]
       frames[i].finalFromDelivered = correction
-      frames[i].worldFromOptical = correction * frames[i].deliveredWorldFromOptical
+      frames[i].worldFromOptical =
+        recorded[frames[i].index].map { $0 * opticalFromCamera }
+        ?? correction * frames[i].deliveredWorldFromOptical
     }
   }
 

@@ -229,9 +229,13 @@ public final class ARSession: @unchecked Sendable {
       timings.tracking = tracker?.timings ?? StageTimings()
       let start = ContinuousClock.now
       var planeChanges = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
+      // A loop closure's cost includes moving the map: counted with the tracker's recognition.
+      if tracked.worldDeformation != nil { lap(&timings.tracking.recognition, since: start) }
       let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
       if let detected { planeChanges.append(detected) }
-      if detected != nil || tracked.worldCorrection != nil { lap(&timings.planes, since: start) }
+      if detected != nil || tracked.worldCorrection != nil || tracked.worldDeformation != nil {
+        lap(&timings.planes, since: start)
+      }
       var restoring: [ARPlaneAnchor] = []
       if tracked.relocalizedToMap, let map = configuration.initialWorldMap {
         restoring = restoreAnchors(of: map)

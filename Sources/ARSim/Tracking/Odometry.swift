@@ -87,7 +87,8 @@ package struct StageTimings: Sendable, Equatable {
   /// Map upkeep: landmark averaging, new landmarks, keyframes.
   package var map = 0.0
   /// Of the above, relocalisation and loop closure: ORB place recognition against the keyframes, PnP
-  /// RANSAC, the pose graph.
+  /// RANSAC, the pose graph; plus, in a session's frame timings, the closure's move of the planes,
+  /// voxels and anchors (``WorldDeformation``, also in the frame's plane time).
   package var recognition = 0.0
 
   package init() {}

@@ -75,15 +75,27 @@ import Testing
     #expect(middleAfter < 0.7 * middleBefore, "middle \(middleBefore) -> \(middleAfter)")
   }
 
-  @Test func deformationLooksUpTheNearestTimeAndHoldsWhatCameBefore() throws {
+  @Test func deformationInterpolatesBetweenTimesAndHoldsWhatCameBefore() throws {
     let a = RigidTransform(rotation: simd_quatd(ix: 0, iy: 0, iz: 0, r: 1), translation: SIMD3(0.01, 0, 0))
-    let b = RigidTransform(rotation: simd_quatd(ix: 0, iy: 0, iz: 0, r: 1), translation: SIMD3(0.02, 0, 0))
+    let b = RigidTransform(
+      rotation: simd_quatd(angle: 0.02, axis: SIMD3(0, 1, 0)), translation: SIMD3(0.03, 0, 0))
     let deformation = WorldDeformation(since: 10, corrections: [(10, .identity), (12, a), (14, b)])
     #expect(deformation.correction(at: 9.9) == nil)
-    #expect(deformation.correction(at: 10.9) == .identity)
-    #expect(deformation.correction(at: 11.5) == a)
-    #expect(deformation.correction(at: 13) == b, "a tie goes to the later")
+    #expect(deformation.correction(at: 10) == .identity)
+    #expect(deformation.correction(at: 12) == a)
     #expect(deformation.correction(at: 20) == b)
+    func distance(_ x: RigidTransform?, _ y: RigidTransform) -> Double {
+      guard let x else { return .infinity }
+      return simd_length(x.translation - y.translation) + (x.inverse * y).angle
+    }
+    // Along the way: a share of each step, no jump where the next keyframe's correction is nearer.
+    let quarter = RigidTransform(rotation: a.rotation, translation: SIMD3(0.0025, 0, 0))
+    #expect(distance(deformation.correction(at: 10.5), quarter) < 1e-12)
+    let halfway = try #require(deformation.correction(at: 13))
+    #expect(abs((a.inverse * halfway).angle - 0.01) < 1e-9)
+    #expect(abs((halfway.inverse * b).angle - 0.01) < 1e-9)
+    let justBefore = try #require(deformation.correction(at: 12.999))
+    #expect(distance(justBefore, halfway) < 1e-4)
     // Expressed in another frame: conjugated, so a point moves the same physical way.
     let worldFromO = RigidTransform(
       rotation: simd_quatd(angle: 0.5, axis: SIMD3(0, 1, 0)), translation: SIMD3(1, 2, 3))

@@ -176,6 +176,48 @@ import Testing
     #expect(badRatio?.message.contains("ratio") == true)
   }
 
+  /// The matcher (one pass over the distance matrix for both directions) against a plain Swift
+  /// nearest-neighbour search, on descriptors with few differing bits (many ties in distance).
+  @Test func matcherAgreesWithBruteForce() throws {
+    var generator = SplitMix64(seed: 11)
+    let base = (0..<6).map { _ in
+      SIMD4(generator.next(), generator.next(), generator.next(), generator.next())
+    }
+    func descriptors(_ count: Int) -> [ORBDescriptor] {
+      (0..<count).map { _ in
+        let flips = SIMD4((0..<4).map { _ in UInt64(1) << (generator.next() % 6) })
+        return ORBDescriptor(words: base[Int(generator.next() % 6)] ^ flips)
+      }
+    }
+    let a = descriptors(70)
+    let b = descriptors(90)
+    func nearest(_ x: ORBDescriptor, in set: [ORBDescriptor]) -> (index: Int, best: Int, second: Int) {
+      var found = (index: -1, best: Int.max, second: Int.max)
+      for (j, y) in set.enumerated() {
+        let d = x.distance(to: y)
+        if d < found.best {
+          found = (j, d, found.best)
+        } else if d < found.second {
+          found.second = d
+        }
+      }
+      return found
+    }
+    for (maxDistance, ratio, crossCheck) in [(256, Float(1), true), (5, 1, false), (256, 0.9, true)] {
+      let expected = a.indices.compactMap { i -> DescriptorMatch? in
+        let n = nearest(a[i], in: b)
+        guard n.best <= maxDistance else { return nil }
+        if ratio < 1, n.second != .max, !(Double(n.best) < Double(ratio) * Double(n.second)) { return nil }
+        if crossCheck, nearest(b[n.index], in: a).index != i { return nil }
+        return DescriptorMatch(a: i, b: n.index, distance: n.best)
+      }
+      let matches = try DescriptorMatcher.match(
+        a, b, maxDistance: maxDistance, ratio: ratio, crossCheck: crossCheck)
+      #expect(matches == expected, "maxDistance \(maxDistance), ratio \(ratio), crossCheck \(crossCheck)")
+      #expect(!expected.isEmpty)
+    }
+  }
+
   @Test func invalidArgumentsAreReportedNotCrashed() throws {
     let empty = GrayImage(width: 0, height: 0)
     let size = #expect(throws: VisionError.self) { try FeatureDetector().detect(in: empty) }
