@@ -1,7 +1,8 @@
 import Foundation
 
 /// The result of plane evaluation for one reference plane. Errors are those of its primary match: the
-/// final detected plane that overlaps it most among those that match it.
+/// final detected plane of the best IoU with it among those that match it (of the most overlap among
+/// equals).
 public struct ReferencePlaneResult: Sendable, Hashable, Codable {
   /// The reference's identifier.
   public var id: Int
@@ -19,7 +20,7 @@ public struct ReferencePlaneResult: Sendable, Hashable, Codable {
   public var isEligible: Bool
   /// Whether it counts as seen whole (see ``PlaneEvaluationOptions/isSeenWhole(_:)``).
   public var isSeenWhole: Bool
-  /// The identifiers of the final detected planes that match it, most overlap first.
+  /// The identifiers of the final detected planes that match it, best IoU first.
   public var matches: [String]
   /// The angle between the primary match's surface and the reference, degrees; nil when unmatched.
   public var angleDegrees: Double?
@@ -99,7 +100,7 @@ public struct PlaneEvaluation: Sendable, Hashable, Codable {
 /// Each reference is compared with each final detected plane (``comparePlanes(reference:detected:)``);
 /// a pair matches when the surfaces are within `maximumAngleDegrees`, the detected centre within
 /// `maximumOffset` of the reference plane, and the projected polygons overlap. A reference may be covered
-/// by several planes: its errors are those of the one overlapping it most (the primary match), and both
+/// by several planes: its errors are those of the one of the best IoU with it (the primary match), and both
 /// the best single IoU and the IoU of the union are reported. Precision is over all final planes, recall
 /// over eligible references; error statistics over all matched references. The time to first detection
 /// of a reference is the first snapshot of `history` in which a plane matched it, minus its `firstSeen`.
@@ -120,8 +121,14 @@ public func evaluatePlanes(
   var referenceResults: [ReferencePlaneResult] = []
   var detectedMatches = Array(repeating: [(reference: Int, area: Double)](), count: detected.count)
   for (r, reference) in references.enumerated() {
+    // The primary match is the one of the best IoU (then the most overlap): a wall's convex hull covers
+    // the door set into it as much as the door's own anchor does, but not as closely.
     let matching = detected.indices.filter { comparisons[r][$0].isMatch(options) }
-      .sorted { comparisons[r][$0].intersectionArea > comparisons[r][$1].intersectionArea }
+      .sorted {
+        let (a, b) = (comparisons[r][$0], comparisons[r][$1])
+        return a.intersectionOverUnion != b.intersectionOverUnion
+          ? a.intersectionOverUnion > b.intersectionOverUnion : a.intersectionArea > b.intersectionArea
+      }
     for d in matching { detectedMatches[d].append((r, comparisons[r][d].intersectionArea)) }
     var result = ReferencePlaneResult(
       id: reference.id, label: reference.label, alignment: reference.alignment, area: reference.area,
@@ -135,7 +142,8 @@ public func evaluatePlanes(
       result.offsetError = comparison.offset.magnitude
       result.bestIntersectionOverUnion = matching.map { comparisons[r][$0].intersectionOverUnion }.max()
       result.unionIntersectionOverUnion = projected[r].unionIntersectionOverUnion(
-        of: matching.prefix(options.maximumUnionPlanes).map { detected[$0] })
+        of: matching.sorted { comparisons[r][$0].intersectionArea > comparisons[r][$1].intersectionArea }
+          .prefix(options.maximumUnionPlanes).map { detected[$0] })
       result.classification = detected[primary].classification
       result.isClassificationCorrect = classificationAgrees(
         label: reference.label, classification: detected[primary].classification)

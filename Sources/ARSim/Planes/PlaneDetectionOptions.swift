@@ -66,19 +66,20 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
 
   // MARK: RANSAC
 
-  /// The largest distance from a plane of a point that supports it, metres. A surface measured to be
-  /// smoother takes a narrower band (see ``inlierNoiseMultiple``). Default 0.02.
+  /// The largest distance from a plane of a point that supports it, metres. A plane RANSAC finds takes
+  /// a narrower band where its points are measured to be less noisy (see ``inlierNoiseMultiple``).
+  /// Default 0.02.
   public var inlierDistance: Double = 0.02
-  /// How many times its measured noise a surface's inlier band reaches, at least
-  /// ``minimumInlierDistance`` and at most ``inlierDistance``: the band of a plane RANSAC found is this
-  /// multiple of the robust spread (1.4826 × the median absolute distance) of its points, an anchor
-  /// grows by voxels within this multiple of the root-mean-square distance of its support from its
-  /// plane. The noise so measured is the depth noise at the surface's range (averaged over a voxel's
-  /// observations) and the pose noise; a second surface a few noise widths in front (a door proud of
-  /// its wall) then stays out of the band. Default 3.
+  /// How many times its measured noise the band of a plane RANSAC finds reaches (the robust spread of
+  /// its points, 1.4826 × their median absolute distance), at least ``minimumInlierDistance`` and at
+  /// most ``inlierDistance``: the noise so measured is the depth noise at the surface's range (averaged
+  /// over a voxel's observations) and the pose noise, and a second surface a few noise widths in front
+  /// (a door proud of its wall) stays out of the band. Default 3.
   public var inlierNoiseMultiple: Double = 3
-  /// The narrowest inlier band however smooth the surface, metres (about the voxels' quantisation of
-  /// a surface seen in few observations). Default 0.01.
+  /// The narrowest inlier band, metres: RANSAC scores and refits its hypotheses on this band (a plane
+  /// tilted between two parallel surfaces a few centimetres apart scores less than either surface's own
+  /// on it), and a growing anchor leaves a point to a parallel plane more than this far from its own
+  /// that is nearer the point. Default 0.01.
   public var minimumInlierDistance: Double = 0.01
   /// The largest angle between a horizontal plane's least-squares normal and gravity, degrees. Planes
   /// are reported exactly perpendicular to gravity, as ARKit reports them.
@@ -130,7 +131,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
   /// Default 0.005.
   public var mergeRoughening: Double = 0.005
-  /// For that join, the largest angle between the union's free least-squares normal and each part's
+  /// For that join of two vertical planes, the largest angle between the union's free least-squares normal and each part's
   /// own, beyond three times the part's normal uncertainty, degrees: bands of one tilted surface each
   /// lie on the union's plane already, while a step between two parallel surfaces (a door in its wall)
   /// is fitted by tilting the union's plane away from both. Default 0.3.

@@ -26,8 +26,7 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    per voxel of ``PlaneDetectionOptions/voxelSize``); non-finite points are ignored. A voxel takes
 ///    part once it has ``PlaneDetectionOptions/minimumObservations`` points.
 /// 2. *Growth*: each voxel touched this frame that no anchor explains joins the anchor whose plane is
-///    within its inlier band (``PlaneDetectionOptions/inlierNoiseMultiple`` times its support's
-///    residual, at most ``PlaneDetectionOptions/inlierDistance``) and whose support occupies its cell or two of the
+///    within ``PlaneDetectionOptions/inlierDistance`` and whose support occupies its cell or two of the
 ///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
 ///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
 ///    moments, cells and hull grow and its plane is refitted.
@@ -231,8 +230,6 @@ package final class PlaneDetector {
     guard !candidates.isEmpty else { return }
     defer { statistics.grownVoxels = statistics.growthCandidates - candidates.count }
     var newPoints = [[SIMD3<Double>]](repeating: [], count: tracks.count)
-    // Each anchor's band follows its support's measured noise (see `PlaneDetectionOptions.inlierBand`).
-    let bands = tracks.map { options.inlierBand(noise: $0.residual) }
     if !tracks.isEmpty {
       // A few passes, so that a surface revealed in one frame is taken over cell by cell.
       for _ in 0..<3 {
@@ -240,17 +237,17 @@ package final class PlaneDetector {
         for slot in candidates {
           let p = map[slot].position
           var best = -1
-          var bestDistance = Double.infinity
+          var bestDistance = options.inlierDistance
           for t in tracks.indices where tracks[t].alive {
             let d = tracks[t].plane.signedDistance(to: p).magnitude
-            if d <= bands[t] && d <= bestDistance && tracks[t].canGrow(into: p)
+            if d <= bestDistance && tracks[t].canGrow(into: p)
               && !crossesSurface(p, normal: tracks[t].plane.normal)
             {
               best = t
               bestDistance = d
             }
           }
-          if best >= 0 {
+          if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance) {
             map.assign(slot: slot, track: Int32(best))
             tracks[best].occupy(point: p)
             newPoints[best].append(p)
@@ -267,6 +264,28 @@ package final class PlaneDetector {
       }
     }
     for slot in candidates where map.announce(slot: slot) { pendingNewPoints += 1 }
+  }
+
+  /// Whether `point`, `distance` from track `t`'s plane, lies nearer to another live plane of the same
+  /// alignment, parallel to it (within the merge angle) and farther from it there than the narrowest
+  /// inlier band (``PlaneDetectionOptions/minimumInlierDistance``): the point lies between two surfaces
+  /// the depth tells apart (a door and the wall a few centimetres behind it) and belongs to the nearer
+  /// one, even where that one's support does not reach yet. Such a point joins neither for now; as more
+  /// of the other surface is seen it joins that one.
+  private func liesNearer(_ point: SIMD3<Double>, thanTrack t: Int, distance: Double) -> Bool {
+    let maxAngle = options.mergeAngleDegrees * .pi / 180
+    let plane = tracks[t].plane
+    let onPlane = plane.project(point)
+    for u in tracks.indices where u != t && tracks[u].alive && tracks[u].alignment == tracks[t].alignment {
+      let other = tracks[u].plane
+      let d = other.signedDistance(to: point).magnitude
+      guard d < distance, other.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance else {
+        continue
+      }
+      let angle = other.angle(to: plane)
+      if min(angle, .pi - angle) <= maxAngle { return true }
+    }
+    return false
   }
 
   /// Whether `point` lies on a surface that crosses the plane through it with unit normal `normal`

@@ -5,8 +5,9 @@ extension PlaneSegmenter {
   ///
   /// Two 8-neighbouring occupied cells connect unless their mean signed distances from `plane` differ
   /// by a step: more than three standard errors of the difference, from the noise within cells (the
-  /// pooled spread of the points about their own cell's mean), and more than half
-  /// ``PlaneDetectionOptions/minimumInlierDistance``. A band of ±inlierDistance around a plane
+  /// pooled spread of the points about their own cell's mean), plus what a surface tilted against the
+  /// plane by the alignment's tolerance (``PlaneDetectionOptions/verticalToleranceDegrees``, 5°: 9 mm
+  /// between cells 10 cm apart) changes between the cells' centres. A band of ±inlierDistance around a plane
   /// tilted between two parallel surfaces (a door a few centimetres proud of its wall, the wall beside
   /// it) holds points of both; their cells differ by the step, which is many standard errors where the
   /// depth separates the two, so each surface is a region of its own, refitted on its own points.
@@ -48,12 +49,15 @@ extension PlaneSegmenter {
       freedom += counts[c] - 1
     }
     let variance = freedom > 0 ? within / freedom : .infinity
-    // Steps up to half the narrowest inlier band always connect (noise-free points, and the slope of a
-    // surface a little tilted against the plane over one cell).
-    let floor = options.minimumInlierDistance / 2
-    func connected(_ a: Int, _ b: Int) -> Bool {
-      let step = means[a] - means[b]
-      return step * step <= max(9 * variance * (1 / counts[a] + 1 / counts[b]), floor * floor)
+    // A surface tilted against the gravity-aligned plane by up to the alignment's tolerance changes its
+    // distance by up to that slope between cell centres; that much always connects.
+    let tolerance =
+      alignment == .horizontal ? options.horizontalToleranceDegrees : options.verticalToleranceDegrees
+    let slope = tan(min(max(tolerance, 0), 45) * .pi / 180) * options.regionCellSize
+    func connected(_ a: Int, _ b: Int, diagonal: Bool) -> Bool {
+      let step = (means[a] - means[b]).magnitude
+      let noise = 3 * (variance * (1 / counts[a] + 1 / counts[b])).squareRoot()
+      return step <= noise + (diagonal ? 2.0.squareRoot() : 1) * slope
     }
     var label = [Int](repeating: -1, count: members.count)
     var result: [[Int]] = []
@@ -69,7 +73,7 @@ extension PlaneSegmenter {
         for dy in -1...1 {
           for dx in -1...1 where dx != 0 || dy != 0 {
             if let neighbour = cellOfKey[PlaneCells.key(cx + Int64(dx), cy + Int64(dy))],
-              label[neighbour] < 0, connected(cell, neighbour)
+              label[neighbour] < 0, connected(cell, neighbour, diagonal: dx != 0 && dy != 0)
             {
               label[neighbour] = region
               stack.append(neighbour)
@@ -81,5 +85,31 @@ extension PlaneSegmenter {
       result.append(points)
     }
     return result
+  }
+
+  /// `regions` with each of `tails` (points of the plane's ±inlierDistance band beyond its noise band)
+  /// added to the region that occupies its cell, if any, each region in ascending index order: a tail in
+  /// a cell of the surface is its noise, one elsewhere (a second surface's) is left out.
+  func attach(
+    _ tails: [Int], to regions: [[Int]], plane: Plane, alignment: ARPlaneAnchor.Alignment,
+    positions: [SIMD3<Double>]
+  ) -> [[Int]] {
+    guard !tails.isEmpty else { return regions }
+    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: alignment)
+    let inverseCell = 1 / options.regionCellSize
+    func key(_ p: SIMD3<Double>) -> Int64 {
+      PlaneCells.key(
+        Int64((simd_dot(e1, p) * inverseCell).rounded(.down)),
+        Int64((simd_dot(e2, p) * inverseCell).rounded(.down)))
+    }
+    var regionOfCell: [Int64: Int] = [:]
+    for (r, region) in regions.enumerated() {
+      for i in region { regionOfCell[key(positions[i])] = r }
+    }
+    var result = regions
+    for i in tails {
+      if let r = regionOfCell[key(positions[i])] { result[r].append(i) }
+    }
+    return result.map { $0.sorted() }
   }
 }

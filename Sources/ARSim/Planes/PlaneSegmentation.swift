@@ -169,12 +169,20 @@ struct PlaneSegmenter {
       // The region takes the band the surface's own noise gives (a door's points, a few noise widths in
       // front of its wall, stay out); the rest of the ±inlierDistance band is left out of later searches.
       let band = options.inlierBand(noise: robustSpread(of: plane, inliers: inliers, positions: positions))
-      let flat = inliers.filter {
-        plane.signedDistance(to: positions[$0]).magnitude <= band
-          && !crossesSurface(positions[$0], plane.normal)
+      // Regions are split on the noise band; the band's tails then join the region whose cells hold them.
+      var (core, tails): ([Int], [Int]) = ([], [])
+      for i in inliers where !crossesSurface(positions[i], plane.normal) {
+        if plane.signedDistance(to: positions[i]).magnitude <= band {
+          core.append(i)
+        } else {
+          tails.append(i)
+        }
       }
       let found = candidates.count
-      for region in regions(of: flat, plane: plane, alignment: hypothesis.alignment, positions: positions) {
+      let split = regions(of: core, plane: plane, alignment: hypothesis.alignment, positions: positions)
+      for region in attach(
+        tails, to: split, plane: plane, alignment: hypothesis.alignment, positions: positions)
+      {
         if let candidate = validate(
           region, alignment: hypothesis.alignment, reference: plane.normal, slots: slots, positions: positions
         ) {

@@ -38,9 +38,6 @@ struct PlaneTrack {
   /// The gravity-aligned least-squares plane of `moments` (world); its normal is the anchor's y axis
   /// up to the refinement of a vertical plane's direction.
   var plane: Plane
-  /// The root-mean-square distance of the support's points from `plane`, metres (the depth and pose
-  /// noise at the surface's range, and any tilt against gravity); +∞ while unknown.
-  private(set) var residual = Double.infinity
   /// The convex hull of the support in anchor 2-D coordinates, counter-clockwise.
   var hull: [SIMD2<Double>]
   /// Occupied cells of the anchor-space grid.
@@ -288,9 +285,6 @@ struct PlaneTrack {
     if let fitted = GravityAlignedPlane.fit(moments, alignment: alignment, reference: rotation.columns.1) {
       plane = fitted
     }
-    if moments.count >= 3, let covariance = moments.covariance {
-      residual = max(simd_dot(plane.normal, covariance * plane.normal), 0).squareRoot()
-    }
   }
 
   /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
@@ -329,8 +323,8 @@ struct PlaneTrack {
 
   /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
   /// from their free least-squares plane exceeds the larger of the two supports' own by at most
-  /// ``PlaneDetectionOptions/mergeRoughening``, that plane is within the alignment's tolerance, and it
-  /// is the plane each support already lies on (its normal within
+  /// ``PlaneDetectionOptions/mergeRoughening``, that plane is within the alignment's tolerance, and, for
+  /// vertical planes, it is the plane each support already lies on (its normal within
   /// ``PlaneDetectionOptions/mergeTiltDegrees`` plus three times the support's normal uncertainty of
   /// the support's own free normal).
   ///
@@ -347,6 +341,9 @@ struct PlaneTrack {
       GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options),
       together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening, let joint = union.plane
     else { return false }
+    // Horizontal bands of a floor tilted against the estimated gravity are the common case; a vertical
+    // plane's fit can turn about the vertical to pass through a step between surfaces side by side.
+    guard alignment == .vertical else { return true }
     let tilt = options.mergeTiltDegrees * .pi / 180
     return [moments, other.moments].allSatisfy { part in
       guard let own = part.plane, let uncertainty = Self.normalUncertainty(part) else { return false }

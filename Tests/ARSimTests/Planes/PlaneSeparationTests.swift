@@ -1,0 +1,62 @@
+import ARSim
+import Foundation
+import Testing
+
+/// Two parallel surfaces a few millimetres apart seen through a phone's depth noise, which grows with
+/// the square of the range and lies along the viewing ray: a step within the noise is one surface.
+@Suite("Plane separation under depth noise")
+struct PlaneSeparationTests {
+  /// A phone's depth noise: standard deviation `0.0015 · r²` metres at range `r` (ARSimSynth's phone
+  /// profile), along the ray from the camera.
+  static let noisePerSquareMetre = 0.0015
+
+  /// A floor, a wall at z = −2 with a 0.9 × 2.05 m door standing `step` metres out of it, off-centre.
+  static func scene(step: Double) -> (rectangles: [TestRectangle], door: TestRectangle) {
+    func facing(_ z: Double, _ x: ClosedRange<Double>, _ y: ClosedRange<Double>) -> TestRectangle {
+      PlaneMergeTests.facing(z: z, x: x, y: y)
+    }
+    let wallZ = -2.0
+    let door = facing(wallZ + step, -0.2...0.7, 0...2.05)
+    return (
+      [
+        TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5),
+        facing(wallZ, -2.5...(-0.2), 0...2.6), facing(wallZ, -0.2...0.7, 2.05...2.6),
+        facing(wallZ, 0.7...2.5, 0...2.6), door,
+      ],
+      door
+    )
+  }
+
+  /// Runs `frames` frames of the scene past a camera walking along x 1.2 m in front of the wall's
+  /// left part towards its right (so that the door is first seen beside the wall, never alone).
+  static func run(step: Double, frames: Int = 20, seed: UInt64) -> PlaneDetector {
+    let (rectangles, _) = scene(step: step)
+    let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: seed)
+    var random = SplitMix64(seed: seed)
+    for k in 0..<frames {
+      let camera = SIMD3(-1.2 + 1.6 * Double(k) / Double(frames), 1.5, 0.3)
+      var points: [SIMD3<Float>] = []
+      for rectangle in rectangles {
+        for p in rectangle.points(spacing: 0.04, jitter: 0.01, noise: 0, random: &random) {
+          let exact = SIMD3<Double>(p)
+          let ray = exact - camera
+          let range = simd_length(ray)
+          let noisy = exact + ray / range * (noisePerSquareMetre * range * range * random.gaussian())
+          points.append(SIMD3<Float>(noisy))
+        }
+      }
+      _ = detector.process(
+        PlaneDetectionInput(
+          frameIndex: k, timestamp: Double(k) / 10, worldFromCamera: RigidTransform(translation: camera),
+          featurePoints: [], depthPoints: points))
+    }
+    return detector
+  }
+
+  @Test("A 4 mm step, within the depth noise, is one surface: one vertical anchor")
+  func stepWithinNoise() throws {
+    let detector = Self.run(step: 0.004, seed: 22)
+    let verticals = detector.anchors.filter { $0.alignment == .vertical }
+    #expect(verticals.count == 1, "\(verticals.map { WorldPlaneFacts($0).center })")
+  }
+}
