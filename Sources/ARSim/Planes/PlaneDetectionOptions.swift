@@ -66,8 +66,20 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
 
   // MARK: RANSAC
 
-  /// The largest distance from a plane of a point that supports it, metres.
+  /// The largest distance from a plane of a point that supports it, metres. A surface measured to be
+  /// smoother takes a narrower band (see ``inlierNoiseMultiple``). Default 0.02.
   public var inlierDistance: Double = 0.02
+  /// How many times its measured noise a surface's inlier band reaches, at least
+  /// ``minimumInlierDistance`` and at most ``inlierDistance``: the band of a plane RANSAC found is this
+  /// multiple of the robust spread (1.4826 × the median absolute distance) of its points, an anchor
+  /// grows by voxels within this multiple of the root-mean-square distance of its support from its
+  /// plane. The noise so measured is the depth noise at the surface's range (averaged over a voxel's
+  /// observations) and the pose noise; a second surface a few noise widths in front (a door proud of
+  /// its wall) then stays out of the band. Default 3.
+  public var inlierNoiseMultiple: Double = 3
+  /// The narrowest inlier band however smooth the surface, metres (about the voxels' quantisation of
+  /// a surface seen in few observations). Default 0.01.
+  public var minimumInlierDistance: Double = 0.01
   /// The largest angle between a horizontal plane's least-squares normal and gravity, degrees. Planes
   /// are reported exactly perpendicular to gravity, as ARKit reports them.
   public var horizontalToleranceDegrees: Double = 5
@@ -118,6 +130,11 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
   /// Default 0.005.
   public var mergeRoughening: Double = 0.005
+  /// For that join, the largest angle between the union's free least-squares normal and each part's
+  /// own, beyond three times the part's normal uncertainty, degrees: bands of one tilted surface each
+  /// lie on the union's plane already, while a step between two parallel surfaces (a door in its wall)
+  /// is fitted by tilting the union's plane away from both. Default 0.3.
+  public var mergeTiltDegrees: Double = 0.3
   /// How close in height two floors (both classified `.floor`) must be to be one floor however far
   /// apart their supports are (furniture hides the floor between them), metres.
   public var floorMergeDistance: Double = 0.01
@@ -184,6 +201,8 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     minimumObservations = try value(.minimumObservations, minimumObservations)
     transientVoxelLifetime = try value(.transientVoxelLifetime, transientVoxelLifetime)
     inlierDistance = try value(.inlierDistance, inlierDistance)
+    inlierNoiseMultiple = try value(.inlierNoiseMultiple, inlierNoiseMultiple)
+    minimumInlierDistance = try value(.minimumInlierDistance, minimumInlierDistance)
     horizontalToleranceDegrees = try value(.horizontalToleranceDegrees, horizontalToleranceDegrees)
     verticalToleranceDegrees = try value(.verticalToleranceDegrees, verticalToleranceDegrees)
     ransacConfidence = try value(.ransacConfidence, ransacConfidence)
@@ -200,6 +219,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     mergeAngleDegrees = try value(.mergeAngleDegrees, mergeAngleDegrees)
     mergeDistance = try value(.mergeDistance, mergeDistance)
     mergeRoughening = try value(.mergeRoughening, mergeRoughening)
+    mergeTiltDegrees = try value(.mergeTiltDegrees, mergeTiltDegrees)
     floorMergeDistance = try value(.floorMergeDistance, floorMergeDistance)
     wallMergeDistance = try value(.wallMergeDistance, wallMergeDistance)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)
@@ -220,5 +240,15 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     windowHeight = try value(.windowHeight, windowHeight)
     windowMaximumTop = try value(.windowMaximumTop, windowMaximumTop)
     windowMaximumRecess = try value(.windowMaximumRecess, windowMaximumRecess)
+  }
+}
+
+extension PlaneDetectionOptions {
+  /// The inlier band, metres, of a surface whose points lie `noise` metres (a standard deviation) from
+  /// its plane: ``inlierNoiseMultiple`` times that, at least ``minimumInlierDistance``, at most
+  /// ``inlierDistance``; ``inlierDistance`` when the noise is unknown (not finite).
+  func inlierBand(noise: Double) -> Double {
+    guard noise.isFinite else { return inlierDistance }
+    return min(inlierDistance, max(minimumInlierDistance, inlierNoiseMultiple * noise))
   }
 }

@@ -26,7 +26,8 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    per voxel of ``PlaneDetectionOptions/voxelSize``); non-finite points are ignored. A voxel takes
 ///    part once it has ``PlaneDetectionOptions/minimumObservations`` points.
 /// 2. *Growth*: each voxel touched this frame that no anchor explains joins the anchor whose plane is
-///    within ``PlaneDetectionOptions/inlierDistance`` and whose support occupies its cell or two of the
+///    within its inlier band (``PlaneDetectionOptions/inlierNoiseMultiple`` times its support's
+///    residual, at most ``PlaneDetectionOptions/inlierDistance``) and whose support occupies its cell or two of the
 ///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
 ///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
 ///    moments, cells and hull grow and its plane is refitted.
@@ -52,6 +53,7 @@ package final class PlaneDetector {
   private var random: SplitMix64
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
+  private let classifier: PlaneClassifier
   private var frame: Int32 = 0
   /// Each detector frame's timestamp, seconds (frame `f` at `f - 1`), for loop-closure deformations.
   private var frameTimes: [Double] = []
@@ -77,6 +79,9 @@ package final class PlaneDetector {
     if !(sane.inlierDistance > 0 && sane.inlierDistance.isFinite) {
       sane.inlierDistance = defaults.inlierDistance
     }
+    if !(sane.inlierNoiseMultiple > 0) { sane.inlierNoiseMultiple = defaults.inlierNoiseMultiple }
+    if !(sane.minimumInlierDistance > 0) { sane.minimumInlierDistance = defaults.minimumInlierDistance }
+    sane.minimumInlierDistance = min(sane.minimumInlierDistance, sane.inlierDistance)
     sane.minimumObservations = max(sane.minimumObservations, 1)
     sane.maximumVoxelCount = max(sane.maximumVoxelCount, 1)
     self.options = sane
@@ -85,6 +90,7 @@ package final class PlaneDetector {
     random = SplitMix64(seed: seed)
     identifiers = AnchorIdentifierGenerator(seed: seed)
     segmenter = PlaneSegmenter(options: sane)
+    classifier = PlaneClassifier(options: sane)
   }
 
   /// A session's detector: seeded with `options.seed` plus `generation` (the session's run count), so a
@@ -129,9 +135,9 @@ package final class PlaneDetector {
       if !tracks.isEmpty { lastDetection = input.timestamp }
     }
     // Classified before merging too: two pieces of floor merge once both are floors.
-    classify(meanCameraHeight: cameraHeight)
+    classifier.classify(&tracks, meanCameraHeight: cameraHeight)
     let removed = merge()
-    classify(meanCameraHeight: cameraHeight)
+    classifier.classify(&tracks, meanCameraHeight: cameraHeight)
 
     for (absorbed, absorber) in removed {
       if let anchor = tracks[absorbed].reported {
@@ -225,7 +231,8 @@ package final class PlaneDetector {
     guard !candidates.isEmpty else { return }
     defer { statistics.grownVoxels = statistics.growthCandidates - candidates.count }
     var newPoints = [[SIMD3<Double>]](repeating: [], count: tracks.count)
-    let tau = options.inlierDistance
+    // Each anchor's band follows its support's measured noise (see `PlaneDetectionOptions.inlierBand`).
+    let bands = tracks.map { options.inlierBand(noise: $0.residual) }
     if !tracks.isEmpty {
       // A few passes, so that a surface revealed in one frame is taken over cell by cell.
       for _ in 0..<3 {
@@ -233,10 +240,10 @@ package final class PlaneDetector {
         for slot in candidates {
           let p = map[slot].position
           var best = -1
-          var bestDistance = tau
+          var bestDistance = Double.infinity
           for t in tracks.indices where tracks[t].alive {
             let d = tracks[t].plane.signedDistance(to: p).magnitude
-            if d <= bestDistance && tracks[t].canGrow(into: p)
+            if d <= bands[t] && d <= bestDistance && tracks[t].canGrow(into: p)
               && !crossesSurface(p, normal: tracks[t].plane.normal)
             {
               best = t
@@ -357,87 +364,6 @@ package final class PlaneDetector {
   /// `point` when all its coordinates are finite.
   private func finite(_ point: SIMD3<Double>) -> SIMD3<Double>? {
     point.x.isFinite && point.y.isFinite && point.z.isFinite ? point : nil
-  }
-
-  /// Step 5: classification by orientation and height; see ``PlaneDetectionOptions``.
-  private func classify(meanCameraHeight: Double) {
-    var floor: Double?
-    for track in tracks
-    where track.alive && track.alignment == .horizontal && track.seenFromAbove >= track.seenFromBelow
-      && track.height <= meanCameraHeight - options.floorMinimumDepthBelowCamera
-      && track.area >= options.floorMinimumArea
-    {
-      floor = min(floor ?? track.height, track.height)
-    }
-    for t in tracks.indices where tracks[t].alive {
-      let classification = classification(of: tracks[t], floor: floor, meanCameraHeight: meanCameraHeight)
-      if classification != tracks[t].classification {
-        tracks[t].classification = classification
-        tracks[t].dirty = true
-      }
-    }
-  }
-
-  private func classification(
-    of track: PlaneTrack, floor: Double?, meanCameraHeight: Double
-  ) -> ARPlaneAnchor.Classification {
-    switch track.alignment {
-    case .vertical:
-      if let floor, let box = track.verticalExtent {
-        let (width, height) = (box.right - box.left, box.top - box.bottom)
-        let (bottom, top) = (box.bottom - floor, box.top - floor)
-        if bottom.magnitude <= options.doorFloorTolerance && options.doorWidth.contains(width)
-          && options.doorHeight.contains(height)
-        {
-          return .door
-        }
-        if bottom >= options.windowMinimumSill && top <= options.windowMaximumTop
-          && options.windowWidth.contains(width) && options.windowHeight.contains(height)
-          && isFramedByWall(track)
-        {
-          return .window
-        }
-      }
-      return track.area >= options.wallMinimumArea ? .wall : .none(.unknown)
-    case .horizontal:
-      let h = track.height
-      if track.seenFromBelow > track.seenFromAbove {
-        return h >= meanCameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
-      }
-      guard let floor else { return .none(.undetermined) }
-      let above = h - floor
-      if above.magnitude <= options.floorHeightTolerance { return .floor }
-      if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
-      if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
-      return .none(.unknown)
-    }
-  }
-
-  /// Whether a vertical track is framed by a wall, as a window is: another live vertical plane of at
-  /// least ``PlaneDetectionOptions/wallMinimumArea``, parallel within the merge angle and at most
-  /// ``PlaneDetectionOptions/windowMaximumRecess`` in front of or behind it, whose support extends
-  /// beyond it on the left, the right, above and below (the track's bounding box, grown by a region cell
-  /// on every side, inside the wall's hull). A picture or a cupboard front has no wall all around it in
-  /// view; a piece of wall seen alone is not framed either.
-  private func isFramedByWall(_ track: PlaneTrack) -> Bool {
-    guard let centroid = track.moments.mean, let first = track.hull.first else { return false }
-    var (low, high) = (first, first)
-    for p in track.hull {
-      low = simd_min(low, p)
-      high = simd_max(high, p)
-    }
-    let margin = options.regionCellSize
-    let corners = [
-      SIMD2(low.x - margin, low.y - margin), SIMD2(high.x + margin, low.y - margin),
-      SIMD2(high.x + margin, high.y + margin), SIMD2(low.x - margin, high.y + margin),
-    ].map { track.world(anchor2D: $0) }
-    let maxAngle = options.mergeAngleDegrees * .pi / 180
-    return tracks.contains { wall in
-      wall.alive && wall.alignment == .vertical && wall.identifier != track.identifier
-        && wall.area >= options.wallMinimumArea && wall.plane.angle(to: track.plane) <= maxAngle
-        && wall.plane.signedDistance(to: centroid).magnitude <= options.windowMaximumRecess
-        && corners.allSatisfy { Polygon2D.contains(wall.anchor2D($0), in: wall.hull) }
-    }
   }
 
   /// Whether two reports of one anchor show the same plane (so no update is due).

@@ -92,7 +92,7 @@ enum GravityAlignedPlane {
 
 /// Sequential RANSAC with a gravity prior over the points that no anchor explains, then the split of
 /// each plane's inliers into connected regions (a 2-D grid on the plane, flood-filled over 8-connected
-/// occupied cells).
+/// occupied cells that do not differ by a step in depth; see `regions(of:plane:alignment:positions:)`).
 ///
 /// Hypotheses: a horizontal plane through one sampled point (normal exactly +y); a vertical plane
 /// through two sampled points at least 5 cm apart horizontally (normal horizontal). Each search stops
@@ -100,8 +100,9 @@ enum GravityAlignedPlane {
 /// ratio `w` so far and sample size `s`, and at most `ransacMaximumIterations`. The best hypothesis is
 /// refitted twice by gravity-aligned least squares on its inliers, then on the densest layer of half the
 /// inlier distance among them (so that a band holding two parallel surfaces settles on one) and on the
-/// inliers of that; inliers that lie on a surface crossing
-/// the plane are dropped; each region is refitted on its own and kept when it has enough points, area and
+/// inliers of that; the region takes the inliers within the band of the surface's noise (see
+/// ``PlaneDetectionOptions/inlierNoiseMultiple``); inliers that lie on a surface crossing the plane are
+/// dropped; each region is refitted on its own and kept when it has enough points, area and
 /// width and its free least-squares normal is within the tolerance. The search ends after
 /// `maximumPlanesPerFrame` planes, when the best plane has fewer than `minimumInliers` inliers, or after
 /// two planes in a row that gave no region.
@@ -141,29 +142,37 @@ struct PlaneSegmenter {
       }
       guard let hypothesis = best else { break }
       var plane = hypothesis.plane
-      var inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      // Hypotheses are scored, and refitted, on the narrowest band: a band of ±inlierDistance can hold
+      // two parallel surfaces a few centimetres apart (a door proud of its wall) under one plane tilted
+      // between them, which the narrow band cannot.
+      let narrow = options.minimumInlierDistance
       for _ in 0..<2 {
-        guard let refit = fitted(plane, on: inliers, alignment: hypothesis.alignment, positions: positions)
+        let core = collectInliers(of: plane, among: remaining, positions: positions, within: narrow)
+        guard let refit = fitted(plane, on: core, alignment: hypothesis.alignment, positions: positions)
         else { break }
         plane = refit
-        inliers = collectInliers(of: plane, among: remaining, positions: positions)
       }
-      // The band of ±inlierDistance can hold two parallel surfaces closer than twice that (a door a few
-      // centimetres proud of its wall): the fit then lies between them, tilted towards the smaller one.
-      // Refit on the densest layer of the band alone, then take the band around that.
+      var inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      // A band that still holds two parallel surfaces settles on the densest layer of it alone.
       if let layer = densestLayer(of: plane, inliers: inliers, positions: positions),
         let settled = fitted(
           layer.plane, on: layer.members, alignment: hypothesis.alignment, positions: positions)
       {
         plane = settled
-        inliers = collectInliers(of: plane, among: remaining, positions: positions)
-        if let again = fitted(plane, on: inliers, alignment: hypothesis.alignment, positions: positions) {
+        let core = collectInliers(of: plane, among: remaining, positions: positions, within: narrow)
+        if let again = fitted(plane, on: core, alignment: hypothesis.alignment, positions: positions) {
           plane = again
-          inliers = collectInliers(of: plane, among: remaining, positions: positions)
         }
+        inliers = collectInliers(of: plane, among: remaining, positions: positions)
       }
       guard inliers.count >= minimumInliers else { break }
-      let flat = inliers.filter { !crossesSurface(positions[$0], plane.normal) }
+      // The region takes the band the surface's own noise gives (a door's points, a few noise widths in
+      // front of its wall, stay out); the rest of the ±inlierDistance band is left out of later searches.
+      let band = options.inlierBand(noise: robustSpread(of: plane, inliers: inliers, positions: positions))
+      let flat = inliers.filter {
+        plane.signedDistance(to: positions[$0]).magnitude <= band
+          && !crossesSurface(positions[$0], plane.normal)
+      }
       let found = candidates.count
       for region in regions(of: flat, plane: plane, alignment: hypothesis.alignment, positions: positions) {
         if let candidate = validate(
@@ -205,7 +214,7 @@ struct PlaneSegmenter {
   ) -> (height: Double, count: Int)? {
     let n = ys.count
     guard n > 0 else { return nil }
-    let tau = options.inlierDistance
+    let tau = options.minimumInlierDistance
     var bestCount = 0
     var bestHeight = 0.0
     var bound = max(options.ransacMaximumIterations, 1)
@@ -231,7 +240,7 @@ struct PlaneSegmenter {
   ) -> (plane: Plane, count: Int)? {
     let n = xs.count
     guard n >= 2 else { return nil }
-    let tau = options.inlierDistance
+    let tau = options.minimumInlierDistance
     let minimumSeparation = 0.05
     var best: (nx: Double, nz: Double, offset: Double, count: Int)?
     var bound = max(options.ransacMaximumIterations, 1)
@@ -295,8 +304,22 @@ struct PlaneSegmenter {
     return (Plane(normal: plane.normal, offset: plane.offset - shift), members)
   }
 
-  private func collectInliers(of plane: Plane, among indices: [Int], positions: [SIMD3<Double>]) -> [Int] {
-    let tau = options.inlierDistance
+  /// The robust standard deviation of the distances of `inliers` from `plane`: 1.4826 times their
+  /// median absolute value (the points of a second surface in the band, a minority, barely move it);
+  /// +∞ without inliers.
+  private func robustSpread(of plane: Plane, inliers: [Int], positions: [SIMD3<Double>]) -> Double {
+    guard !inliers.isEmpty else { return .infinity }
+    var distances = inliers.map { plane.signedDistance(to: positions[$0]).magnitude }
+    distances.sort()
+    return 1.4826 * distances[distances.count / 2]
+  }
+
+  /// The members of `indices` within `distance` (default ``PlaneDetectionOptions/inlierDistance``) of
+  /// `plane`, ascending.
+  private func collectInliers(
+    of plane: Plane, among indices: [Int], positions: [SIMD3<Double>], within distance: Double? = nil
+  ) -> [Int] {
+    let tau = distance ?? options.inlierDistance
     let (n, d) = (plane.normal, plane.offset)
     var result: [Int] = []
     positions.withUnsafeBufferPointer { p in
@@ -322,57 +345,6 @@ struct PlaneSegmenter {
   }
 
   // MARK: Regions
-
-  /// The connected regions of `inliers` (indices into `positions`) on the grid of `regionCellSize`
-  /// cells, each listed in ascending index order; regions in the order of their first cell.
-  private func regions(
-    of inliers: [Int], plane: Plane, alignment: ARPlaneAnchor.Alignment, positions: [SIMD3<Double>]
-  ) -> [[Int]] {
-    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: alignment)
-    let inverseCell = 1 / options.regionCellSize
-    var cellOfKey: [Int64: Int] = [:]
-    var cellCoordinates: [(Int64, Int64)] = []
-    var members: [[Int]] = []
-    for i in inliers {
-      let p = positions[i]
-      let cx = Int64((simd_dot(e1, p) * inverseCell).rounded(.down))
-      let cy = Int64((simd_dot(e2, p) * inverseCell).rounded(.down))
-      let key = PlaneCells.key(cx, cy)
-      if let cell = cellOfKey[key] {
-        members[cell].append(i)
-      } else {
-        cellOfKey[key] = members.count
-        cellCoordinates.append((cx, cy))
-        members.append([i])
-      }
-    }
-    var label = [Int](repeating: -1, count: members.count)
-    var result: [[Int]] = []
-    var stack: [Int] = []
-    for start in members.indices where label[start] < 0 {
-      let region = result.count
-      label[start] = region
-      stack.append(start)
-      var points: [Int] = []
-      while let cell = stack.popLast() {
-        points.append(contentsOf: members[cell])
-        let (cx, cy) = cellCoordinates[cell]
-        for dy in -1...1 {
-          for dx in -1...1 where dx != 0 || dy != 0 {
-            if let neighbour = cellOfKey[PlaneCells.key(cx + Int64(dx), cy + Int64(dy))],
-              label[neighbour] < 0
-            {
-              label[neighbour] = region
-              stack.append(neighbour)
-            }
-          }
-        }
-      }
-      points.sort()
-      result.append(points)
-    }
-    return result
-  }
 
   private func validate(
     _ region: [Int], alignment: ARPlaneAnchor.Alignment, reference: SIMD3<Double>, slots: [Int32],

@@ -38,6 +38,9 @@ struct PlaneTrack {
   /// The gravity-aligned least-squares plane of `moments` (world); its normal is the anchor's y axis
   /// up to the refinement of a vertical plane's direction.
   var plane: Plane
+  /// The root-mean-square distance of the support's points from `plane`, metres (the depth and pose
+  /// noise at the surface's range, and any tilt against gravity); +∞ while unknown.
+  private(set) var residual = Double.infinity
   /// The convex hull of the support in anchor 2-D coordinates, counter-clockwise.
   var hull: [SIMD2<Double>]
   /// Occupied cells of the anchor-space grid.
@@ -285,6 +288,9 @@ struct PlaneTrack {
     if let fitted = GravityAlignedPlane.fit(moments, alignment: alignment, reference: rotation.columns.1) {
       plane = fitted
     }
+    if moments.count >= 3, let covariance = moments.covariance {
+      residual = max(simd_dot(plane.normal, covariance * plane.normal), 0).squareRoot()
+    }
   }
 
   /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
@@ -323,20 +329,40 @@ struct PlaneTrack {
 
   /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
   /// from their free least-squares plane exceeds the larger of the two supports' own by at most
-  /// ``PlaneDetectionOptions/mergeRoughening``, and that plane is within the alignment's tolerance.
+  /// ``PlaneDetectionOptions/mergeRoughening``, that plane is within the alignment's tolerance, and it
+  /// is the plane each support already lies on (its normal within
+  /// ``PlaneDetectionOptions/mergeTiltDegrees`` plus three times the support's normal uncertainty of
+  /// the support's own free normal).
   ///
   /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
   /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
   /// few centimetres apart, whose centroids are too far from each other's planes to merge, but whose
-  /// points together are one flat surface. Two parallel surfaces (a door set into a wall) are not: their
-  /// union is as rough as their separation.
+  /// points together are one flat surface. Two parallel surfaces (a door proud of its wall) are not:
+  /// their union is as rough as their separation where they surround each other, and where they lie
+  /// side by side its plane passes through both only by tilting away from each.
   func continues(_ other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
     let union = moments + other.moments
     guard let together = union.meanSquaredDistance, let a = moments.meanSquaredDistance,
       let b = other.moments.meanSquaredDistance,
-      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options)
+      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options),
+      together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening, let joint = union.plane
     else { return false }
-    return together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening
+    let tilt = options.mergeTiltDegrees * .pi / 180
+    return [moments, other.moments].allSatisfy { part in
+      guard let own = part.plane, let uncertainty = Self.normalUncertainty(part) else { return false }
+      let angle = own.angle(to: joint)
+      return min(angle, .pi - angle) <= tilt + 3 * uncertainty
+    }
+  }
+
+  /// The standard deviation of the free least-squares normal of `moments`, radians: the residual over
+  /// the square root of the count times the smaller in-plane spread (a fitted slope's); nil when the
+  /// fit is degenerate.
+  static func normalUncertainty(_ moments: PlaneMoments) -> Double? {
+    guard moments.count >= 3, let covariance = moments.covariance else { return nil }
+    let values = symmetricEigenDecomposition(covariance).eigenvalues
+    guard values.y > 0 else { return nil }
+    return (max(values.x, 0) / (Double(moments.count) * values.y)).squareRoot()
   }
 
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.
