@@ -142,6 +142,7 @@ private struct ARSimSink: SessionSink {
       camera: scene.camera, depthScale: 0.001, frameRate: scene.frameRate,
       sensors: .init(depth: scene.sensors.depth != nil, accelerometer: hasIMU, gyroscope: hasIMU))
     session.depthCamera = scene.sensors.depth == nil ? nil : depthCamera
+    session.readoutTime = scene.sensors.phone.flatMap { $0.readoutTime > 0 ? $0.readoutTime : nil }
     writer = try RecordingWriter(
       folder: folder, session: session, encoding: encoding, depthEncoding: depthEncoding,
       writesGroundTruth: true)

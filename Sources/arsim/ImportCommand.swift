@@ -75,6 +75,7 @@ enum ImportCommand {
         color: info.hasImages, depth: info.hasDepth, accelerometer: info.hasAccelerometer,
         gyroscope: info.hasGyroscope))
     session.depthCamera = info.depthIntrinsics
+    session.readoutTime = info.readoutTime
     if info.hasGroundTruth {
       session.groundTruth = .init(
         trajectory: nil, planes: nil, taps: nil, gravity: nil,

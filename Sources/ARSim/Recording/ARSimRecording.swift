@@ -20,6 +20,9 @@ public struct RecordingSession: Codable, Sendable, Equatable {
   public static let depthScaleRange = 1e-6...0.1
   /// Nominal frame rate in Hz.
   public var frameRate: Double?
+  /// Rolling shutter: seconds from the exposure of the image's first row to its last (rows top to
+  /// bottom, the middle row at the frame's timestamp); nil for a global shutter or when unknown.
+  public var readoutTime: Double?
   /// The sensors recorded.
   public var sensors: Sensors
   /// The frame index, relative to the folder: lines `timestamp image depth` (`-` for none).
@@ -127,6 +130,9 @@ public struct RecordingSession: Codable, Sendable, Equatable {
         "camera is \(camera.width)x\(camera.height), more than the \(ImageCodec.maxDimension) pixels a side (\(ImageCodec.maxPixels) in all) images may have"
       )
     }
+    if let readout = session.readoutTime, !(0...0.1).contains(readout) {
+      throw RecordingError(file: path, "readoutTime \(readout) s is outside 0...0.1")
+    }
     guard depthScaleRange.contains(session.depthScale) else {
       throw RecordingError(
         file: path,
@@ -214,6 +220,7 @@ public struct ARSimRecordingSource: FrameSource {
       frameRate: session.frameRate, frameCount: frameCount, groundTruthGravity: gravity)
     info.hasImages = session.sensors.color || session.video != nil
     info.depthIntrinsics = session.depthCamera
+    info.readoutTime = session.readoutTime
     info.referenceKind = session.groundTruth?.kind ?? .groundTruth
     self.info = info
   }

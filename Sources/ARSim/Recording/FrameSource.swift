@@ -148,6 +148,10 @@ public struct RecordingInfo: Sendable {
   public var depthIntrinsics: CameraIntrinsics? = nil
   /// What the recording's reference trajectory is: exact ground truth or ARKit's estimate.
   public var referenceKind: ReferenceKind = .groundTruth
+  /// Rolling shutter: seconds from the exposure of the image's first row to its last, the middle row
+  /// at the frame's timestamp (tracking undoes its effect on feature positions); nil for a global
+  /// shutter or when unknown.
+  public var readoutTime: Double? = nil
   /// Facts about the recording worth a line in a summary: gaps, units found, absent files.
   public var notes: [String] = []
 }

@@ -113,7 +113,8 @@ package final class CameraTracker {
     resolved.mode = options.mode ?? .following(info)
     self.options = resolved
     switch resolved.mode ?? .rgbd {
-    case .rgbd: odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved)
+    case .rgbd:
+      odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved, readoutTime: info.readoutTime)
     case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
     case .depth:
       odometry = DepthOdometry(intrinsics: info.depthIntrinsics ?? info.intrinsics, options: resolved)
@@ -167,11 +168,14 @@ package final class CameraTracker {
         imageIntrinsics: info.intrinsics)
     }
     (odometry as? DepthOdometry)?.add(frame.imu)
+    (odometry as? RGBDOdometry)?.add(frame.imu)
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
       frame, oFromOptical: result.oFromOptical,
-      // A loop closure's jump in the trajectory is no motion: the gravity estimator's chain breaks.
-      measured: result.source != .prediction && result.deformation == nil, info: info, options: options)
+      // A loop closure's or a relocalisation's jump in the trajectory is no motion: the gravity
+      // estimator's chain breaks.
+      measured: result.source != .prediction && result.source != .relocalization && result.deformation == nil,
+      info: info, options: options)
     let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
     if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }
     let isWorldFixed = level.worldFromO != nil

@@ -6,8 +6,11 @@ struct FeatureFrontEnd {
   let intrinsics: CameraIntrinsics
   /// Landmark identifier of each track.
   var ids: [UInt64] = []
-  /// Pixel position of each track in the last image.
+  /// Pixel position of each track in the last image (where KLT found it).
   var pixels: [SIMD2<Float>] = []
+  /// Where a global-shutter camera at the frame's time would see each track (``RollingShutter``): the
+  /// positions poses and landmarks are computed from. The pixels themselves without a rolling shutter.
+  var points: [SIMD2<Float>] = []
 
   init(options: TrackerOptions, intrinsics: CameraIntrinsics) {
     self.options = options
@@ -29,27 +32,33 @@ struct FeatureFrontEnd {
   mutating func removeAll() {
     ids.removeAll()
     pixels.removeAll()
+    points.removeAll()
   }
 
-  mutating func append(_ id: UInt64, _ pixel: SIMD2<Float>) {
+  /// A new track found at `pixel`, seen by a global-shutter camera at `point` (default: the pixel).
+  mutating func append(_ id: UInt64, _ pixel: SIMD2<Float>, point: SIMD2<Float>? = nil) {
     ids.append(id)
     pixels.append(pixel)
+    points.append(point ?? pixel)
   }
 
   /// Keeps the tracks for which `keep` is true.
   mutating func filter(_ keep: (Int) -> Bool) {
     var keptIDs: [UInt64] = []
     var keptPixels: [SIMD2<Float>] = []
+    var keptPoints: [SIMD2<Float>] = []
     for i in ids.indices where keep(i) {
       keptIDs.append(ids[i])
       keptPixels.append(pixels[i])
+      keptPoints.append(points[i])
     }
     ids = keptIDs
     pixels = keptPixels
+    points = keptPoints
   }
 
   /// Tracks every track from `previous` into `current` with KLT, starting each from its predicted
-  /// pixel when `predict` gives one. Lost tracks are dropped.
+  /// pixel when `predict` gives one. Lost tracks are dropped; ``points`` are the pixels found.
   mutating func track(from previous: KLTPyramid, to current: KLTPyramid, predict: (UInt64) -> SIMD2<Double>?)
   {
     guard !ids.isEmpty else { return }
@@ -70,14 +79,21 @@ struct FeatureFrontEnd {
     for (i, found) in tracked.enumerated() {
       if let found { pixels[i] = found }
     }
+    points = pixels
     filter { tracked[$0] != nil }
   }
 
-  /// Camera-from-O pose by PnP RANSAC over the tracks with a known landmark position, refined by
-  /// Huber least squares on the inliers. Outlier tracks are dropped; tracks without a position are kept.
-  /// Returns nil (and keeps the tracks) when fewer than `options.minInliers` agree.
+  /// Camera-from-O pose by PnP RANSAC over the tracks (their ``points``) with a known landmark position, refined by
+  /// Huber least squares on the inliers, with the depth measured at a track's pixel as a prior on its
+  /// landmark's depth where `depthPrior` gives one (RGB-D: the one refinement of a frame's pose).
+  /// With a rolling shutter, `rollingShutter` gives the tracks' ``points`` anew for the motion that
+  /// the RANSAC pose (optical from O) implies, and the refinement reads those. Outlier tracks are
+  /// dropped; tracks without a position are kept. Returns nil (and keeps the tracks) when fewer than
+  /// `options.minInliers` agree.
   mutating func solvePose(
-    position: (UInt64) -> SIMD3<Double>?, predicted opticalFromO: RigidTransform, seed: UInt64
+    position: (UInt64) -> SIMD3<Double>?, predicted opticalFromO: RigidTransform, seed: UInt64,
+    depthPrior: ((SIMD2<Float>) -> BundleAdjustment.DepthPrior?)? = nil,
+    rollingShutter: ((RigidTransform) -> [SIMD2<Float>])? = nil
   ) -> (opticalFromO: RigidTransform, inliers: Int)? {
     var world: [SIMD3<Double>] = []
     var image: [SIMD2<Double>] = []
@@ -85,7 +101,7 @@ struct FeatureFrontEnd {
     for (i, id) in ids.enumerated() {
       guard let p = position(id) else { continue }
       world.append(p)
-      image.append(SIMD2(Double(pixels[i].x), Double(pixels[i].y)))
+      image.append(SIMD2(Double(points[i].x), Double(points[i].y)))
       trackIndex.append(i)
     }
     guard world.count >= options.minInliers,
@@ -96,11 +112,15 @@ struct FeatureFrontEnd {
     else { return nil }
     let inliers = mask.indices.filter { mask[$0] }
     guard inliers.count >= options.minInliers else { return nil }
+    if let rollingShutter {
+      points = rollingShutter(RigidTransform(ransacPose))
+      for (k, i) in trackIndex.enumerated() { image[k] = SIMD2(Double(points[i].x), Double(points[i].y)) }
+    }
     let refined =
       (try? PoseSolver.refinePose(
         worldPoints: inliers.map { world[$0] }, imagePoints: inliers.map { image[$0] },
-        intrinsics: intrinsics,
-        initial: ransacPose, iterations: 10, huberDelta: 1.0))?.pose ?? ransacPose
+        depthPriors: depthPrior.map { prior in inliers.map { prior(points[trackIndex[$0]]) } },
+        intrinsics: intrinsics, initial: ransacPose, iterations: 10, huberDelta: 1.0))?.pose ?? ransacPose
     var outlier = [Bool](repeating: false, count: ids.count)
     for (k, i) in trackIndex.enumerated() where !mask[k] { outlier[i] = true }
     filter { !outlier[$0] }

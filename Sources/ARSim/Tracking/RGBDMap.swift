@@ -2,9 +2,8 @@
 /// keyframes of a ``LocalBundleWindow`` by their reprojections in every keyframe that saw them, with
 /// the depth measured at each of those observations as a prior weighted by the sensor's noise. A frame
 /// joins the window only when the keyframe policy asks (``TrackerOptions/RGBD/keyframeTrackedFraction``
-/// and the settings after it), which bounds the adjustment's cost; every tracked frame's pose is
-/// refined against the landmarks with its own depths as priors. The frame-to-map pose (PnP) reads the
-/// refined positions.
+/// and the settings after it), which bounds the adjustment's cost. The frame-to-map pose (PnP, refined
+/// with the frame's own depths as priors: ``depthPrior(_:)``) reads the refined positions.
 struct RGBDMap {
   let options: TrackerOptions
   /// Tracked landmarks, O, metres.
@@ -63,10 +62,16 @@ struct RGBDMap {
     return confidence >= 2 ? sigma : confidence == 1 ? sigma * factor : sigma * factor * factor
   }
 
-  /// A tracked frame: its pose refined against the landmarks with the depths measured at their
-  /// pixels as priors (motion only); and when it is a keyframe (``isKeyframe(at:ids:)``) it joins the
-  /// window, observing the tracks at `pixels`, and the window is adjusted. Returns O from the frame's
-  /// optical frame, refined, or nil when neither refinement ran.
+  /// The prior on a landmark's depth from the depth measured at its pixel (nil: none), with
+  /// ``depthSigma(_:confidence:)``.
+  func depthPrior(_ sample: FrameDepth.Sample?) -> BundleAdjustment.DepthPrior? {
+    sample.map { .init(depth: $0.depth, sigma: depthSigma($0.depth, confidence: $0.confidence)) }
+  }
+
+  /// A tracked frame at `oFromOptical` (its pose already refined with its depths): when it is a
+  /// keyframe (``isKeyframe(at:ids:depths:)``) it joins the window, observing the tracks at `pixels` with
+  /// the depths measured there, and the window is adjusted. Returns O from the frame's optical frame as
+  /// adjusted, or nil when the frame is no keyframe or the window did not adjust.
   mutating func frameTracked(
     oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>],
     depthAt: (SIMD2<Float>) -> FrameDepth.Sample?
@@ -74,39 +79,19 @@ struct RGBDMap {
     framesSinceKeyframe += 1
     var observations: [UInt64: SIMD2<Double>] = [:]
     var depths: [UInt64: BundleAdjustment.DepthPrior] = [:]
-    var points: [SIMD3<Double>] = []
-    var image: [SIMD2<Double>] = []
-    var priors: [BundleAdjustment.DepthPrior?] = []
-    for (id, pixel) in zip(ids, pixels) {
-      guard let position = landmarks[id] else { continue }
-      let observed = SIMD2(Double(pixel.x), Double(pixel.y))
-      observations[id] = observed
-      let prior = depthAt(pixel).map {
-        BundleAdjustment.DepthPrior(depth: $0.depth, sigma: depthSigma($0.depth, confidence: $0.confidence))
-      }
-      depths[id] = prior
-      points.append(position)
-      image.append(observed)
-      priors.append(prior)
+    for (id, pixel) in zip(ids, pixels) where landmarks[id] != nil {
+      observations[id] = SIMD2(Double(pixel.x), Double(pixel.y))
+      depths[id] = depthPrior(depthAt(pixel))
     }
-    var pose: RigidTransform?
-    if points.count >= 3,
-      let (refined, _) = try? PoseSolver.refinePose(
-        worldPoints: points, imagePoints: image, depthPriors: priors, intrinsics: window.intrinsics,
-        initial: oFromOptical.inverse.poseCW, iterations: 5, huberDelta: 1)
-    {
-      pose = RigidTransform(refined).inverse
-    }
-    let current = pose ?? oFromOptical
-    guard isKeyframe(at: current, ids: ids, depths: depths) else { return pose }
+    guard isKeyframe(at: oFromOptical, ids: ids, depths: depths) else { return nil }
     framesSinceKeyframe = 0
     keyframesMade += 1
-    lastKeyframe = (current, Set(observations.keys))
+    lastKeyframe = (oFromOptical, Set(observations.keys))
     let adjusted = window.addAndAdjust(
-      opticalFromO: current.inverse, observations: observations, depths: depths, landmarks: &landmarks,
+      opticalFromO: oFromOptical.inverse, observations: observations, depths: depths, landmarks: &landmarks,
       retired: &retired)
     if let adjusted { lastKeyframe?.oFromOptical = adjusted }
-    return adjusted ?? pose
+    return adjusted
   }
 
   /// Whether the frame at `oFromOptical` tracking `ids` (with the measured `depths`) makes a new

@@ -4,10 +4,16 @@ import Foundation
 /// the landmarks in O, refined by robust least squares; the landmarks refined over a window of
 /// keyframes with their depths as priors (``RGBDMap``); dense depth alignment where features are
 /// scarce; a ``Relocalizer`` against the ``KeyframeStore`` after loss and after a stretch of drift.
-/// Depth is read at its own resolution, at each feature's ray (``FrameDepth``).
+/// Depth is read at its own resolution, at each feature's ray (``FrameDepth``). With a rolling shutter
+/// the features' positions are first moved to where a global-shutter camera would have seen them
+/// (``RollingShutter``), with the gyroscope's rate where recorded.
 final class RGBDOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
+  /// The rolling shutter to undo (nil: a global shutter), its motion set per frame.
+  private var shutter: RollingShutter?
+  /// The gyroscope's samples of the frame being processed (time, rate in the optical frame).
+  private var rates: [(time: Double, rate: SIMD3<Double>)] = []
   private var map: RGBDMap
   private var tracks: FeatureFrontEnd
   private var previousPyramid: KLTPyramid?
@@ -37,9 +43,14 @@ final class RGBDOdometry: Odometry {
   private var framesSinceGap: Int?
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
 
-  init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
+  /// An odometry for images with `intrinsics`; `readoutTime` is the rolling shutter's (seconds, nil or 0:
+  /// a global shutter).
+  init(intrinsics: CameraIntrinsics, options: TrackerOptions, readoutTime: Double? = nil) {
     self.intrinsics = intrinsics
     self.options = options
+    if let readoutTime, readoutTime > 0 {
+      shutter = RollingShutter(readout: readoutTime, intrinsics: intrinsics)
+    }
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
     map = RGBDMap(options: options, intrinsics: intrinsics)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
@@ -76,8 +87,9 @@ final class RGBDOdometry: Odometry {
 
     if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
       trackFeatures(from: previousPyramid, to: pyramid, predicted: predicted)
+      undoRollingShutter(predicted: predicted, timestamp: timestamp)
       clock = lap(&timings.track, since: clock)
-      measured = featurePose(predicted: predicted)
+      measured = featurePose(predicted: predicted, depth: depth)
       if measured == nil, let depth, let previousDepth {
         measured = alignDepth(
           reference: previousDepth, current: depth, referencePose: pose, predicted: predicted)
@@ -158,10 +170,10 @@ final class RGBDOdometry: Odometry {
     if source != .prediction {
       replenish(gray: gray, depth: depth)
       if source == .features, quality != .excessiveMotion, let depth,
-        let refined = map.frameTracked(
-          oFromOptical: pose, ids: tracks.ids, pixels: tracks.pixels, depthAt: { sample($0, in: depth) })
+        let adjusted = map.frameTracked(
+          oFromOptical: pose, ids: tracks.ids, pixels: tracks.points, depthAt: { sample($0, in: depth) })
       {
-        pose = refined
+        pose = adjusted
       }
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
@@ -231,14 +243,23 @@ final class RGBDOdometry: Odometry {
     }
   }
 
-  /// The pose from the tracked features, or nil when too few agree.
-  private func featurePose(predicted: RigidTransform) -> (
+  /// The pose from the tracked features, refined with the frame's depths as priors on its landmarks'
+  /// depths, or nil when too few agree.
+  private func featurePose(predicted: RigidTransform, depth: FrameDepth?) -> (
     pose: RigidTransform, source: PoseSource, inliers: Int
   )? {
+    let map = map
     guard tracks.count >= options.minInliers,
       let (solved, inliers) = tracks.solvePose(
         position: { map.landmarks[$0] }, predicted: predicted.inverse,
-        seed: options.seed &+ UInt64(frameIndex))
+        seed: options.seed &+ UInt64(frameIndex),
+        depthPrior: depth.map { depth in { map.depthPrior(self.sample($0, in: depth)) } },
+        // The tracks as they are now: `tracks` itself is being solved.
+        rollingShutter: shutter == nil
+          ? nil
+          : { [ids = tracks.ids, pixels = tracks.pixels] in
+            self.rollingShutterPoints(opticalFromO: $0, ids: ids, pixels: pixels)
+          })
     else { return nil }
     return (solved.inverse, .features, inliers)
   }
@@ -265,9 +286,56 @@ final class RGBDOdometry: Odometry {
     let needed = options.targetFeatures - tracks.count
     var added = 0
     for corner in tracks.newCorners(in: gray, count: needed * 2) where added < needed {
-      guard let d = depthAt(corner, in: depth) else { continue }
-      tracks.append(map.add(pose.apply(to: intrinsics.backProject(SIMD2(corner), depth: d))), corner)
+      guard let seen = depthAt(corner, in: depth) else { continue }
+      // Depth was captured at the frame's time: read it where the global-shutter camera sees the corner.
+      let point = shutter?.globalPixel(corner, depth: seen) ?? corner
+      guard let d = point == corner ? seen : depthAt(point, in: depth) else { continue }
+      tracks.append(
+        map.add(pose.apply(to: intrinsics.backProject(SIMD2(point), depth: d))), corner, point: point)
       added += 1
+    }
+  }
+
+  // MARK: Rolling shutter
+
+  /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
+  /// shutter's correction).
+  func add(_ samples: [IMUSample]) {
+    rates = samples.compactMap { sample in sample.rotationRate.map { (sample.timestamp, $0) } }
+  }
+
+  /// Moves the tracks' points to where a global-shutter camera at the frame's time sees them, for the
+  /// motion from the previous frame's pose to `predicted` (``rollingShutterPoints(opticalFromO:ids:pixels:)``).
+  private func undoRollingShutter(predicted: RigidTransform, timestamp: Double) {
+    guard shutter != nil else { return }
+    tracks.points = rollingShutterPoints(
+      opticalFromO: predicted.inverse, ids: tracks.ids, pixels: tracks.pixels)
+  }
+
+  /// The global-shutter points of tracks `ids` seen at `pixels` in the frame at `opticalFromO`: the camera's rate from the
+  /// gyroscope (its samples within half a readout and one sample interval of the frame, else the
+  /// last) or, without one, from the step since the previous frame's pose, and its velocity from that
+  /// step; each track's depth from its landmark in `opticalFromO`.
+  private func rollingShutterPoints(opticalFromO: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>])
+    -> [SIMD2<Float>]
+  {
+    guard var shutter else { return pixels }
+    shutter.angularVelocity = .zero
+    shutter.velocity = .zero
+    if let previousTimestamp, frameTime > previousTimestamp {
+      let step = pose.inverse * opticalFromO.inverse
+      shutter.angularVelocity = step.log.angular / (frameTime - previousTimestamp)
+      shutter.velocity = step.rotation.inverse.act(step.translation) / (frameTime - previousTimestamp)
+    }
+    if let last = rates.last {
+      let recent = rates.filter { $0.time >= last.time - shutter.readout / 2 - 0.011 }
+      shutter.angularVelocity = recent.reduce(SIMD3<Double>.zero) { $0 + $1.rate } / Double(recent.count)
+    }
+    self.shutter = shutter
+    let landmarks = map.landmarks
+    return zip(ids, pixels).map { id, pixel in
+      let depth = landmarks[id].map { opticalFromO.apply(to: $0).z }
+      return shutter.globalPixel(pixel, depth: depth.flatMap { $0 > 0 ? $0 : nil })
     }
   }
 

@@ -263,6 +263,15 @@ import Testing
     #expect(failure(folder) == "\(folder)/session.json:1: not valid JSON: expected a key")
   }
 
+  @Test func readoutTimeIsReadAndChecked() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 1)
+    #expect(try Recording.open(folder: folder).info.readoutTime == nil, "a global shutter unless stated")
+    try replace(folder + "/session.json", "\"depthScale\"", "\"readoutTime\": 0.02, \"depthScale\"")
+    #expect(try Recording.open(folder: folder).info.readoutTime == 0.02)
+    try replace(folder + "/session.json", "\"readoutTime\": 0.02", "\"readoutTime\": 0.5")
+    #expect(failure(folder) == "\(folder)/session.json: readoutTime 0.5 s is outside 0...0.1")
+  }
+
   @Test func notARecording() throws {
     let folder = RecordingFixtures.temporaryFolder()
     #expect(

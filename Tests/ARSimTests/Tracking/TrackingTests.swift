@@ -171,8 +171,25 @@ func trackingError(
   }
 }
 
+/// The median angle, degrees, between the up direction of each delivered pose and the true one (both
+/// in the camera frame) over the frames tracked normally from 1 s on: issue 13's gravity error.
+func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Double>) throws -> Double {
+  let start = try #require(records.first?.timestamp)
+  let angles = records.compactMap { record -> Double? in
+    guard record.timestamp - start >= 1, let truth = record.groundTruth,
+      case .normal = record.state
+    else { return nil }
+    let worldFromOptical = RigidTransform(matrix: record.transform) * opticalFromCamera
+    let estimated = worldFromOptical.inverse.rotate(SIMD3(0, 1, 0))
+    let expected = truth.inverse.rotate(-simd_normalize(gravity))
+    return atan2(simd_length(simd_cross(estimated, expected)), simd_dot(estimated, expected)) * 180 / .pi
+  }
+  return try #require(ErrorStatistics(angles)).median
+}
+
 /// RGB-D on the phone-profile sessions (256x192 depth with noise growing with d², flying pixels,
-/// rolling shutter, JPEG): landmarks refined over the keyframe window with their depths as priors.
+/// rolling shutter, JPEG): landmarks refined over the keyframe window with their depths as priors,
+/// features moved to where a global shutter would have seen them.
 @Suite struct PhoneRGBDTrackingTests {
   @Test(.enabled(if: Datasets.exists("door"))) func tracksTheDoorToTwoMillimetres() throws {
     let (session, collector) = try FrameCollector.replay(Datasets.path("door"))
@@ -180,5 +197,22 @@ func trackingError(
     let ate = try trackingError(collector.records, in: session)
     // 4.8 mm with single-frame depth landmarks; 1.5 mm refined on every frame, 1.7 mm on keyframes.
     #expect(ate.rmse < 0.002, "ATE \(ate.rmse) m")
+    // 0.146° before the rolling shutter was undone, 0.158° after (release): issue 13's 0.15° is not
+    // met on the door now.
+    let gravity = try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
+    #expect(gravity < 0.2, "gravity error median \(gravity)°")
+  }
+
+  /// The room at 10 fps with a 20 ms readout and a hand-held camera turning up to about 1 rad/s.
+  @Test(.enabled(if: Datasets.exists("room-phone"))) func undoesTheRollingShutterInTheRoom() throws {
+    let (session, collector) = try FrameCollector.replay(Datasets.path("room-phone"))
+    #expect(collector.errors.isEmpty)
+    let ate = try trackingError(collector.records, in: session)
+    // 3.7 mm with the shutter ignored, 2.6 mm undone (release), 1.8 mm for the same scene rendered
+    // with a global shutter. Issue 13 asks for 2 mm: not met.
+    #expect(ate.rmse < 0.003, "ATE \(ate.rmse) m")
+    // 0.29° with the shutter ignored; 0.19° undone (release). Issue 13 asks for 0.15°: not met.
+    let gravity = try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
+    #expect(gravity < 0.26, "gravity error median \(gravity)°")
   }
 }
