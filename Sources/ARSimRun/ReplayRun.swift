@@ -107,6 +107,10 @@ public final class ReplayRun {
       throw UsageError("--threads must be at least 1, got \(options.threads)")
     }
     threads = options.threads
+    // OpenCV's own pool (TBB) would split tracking's loops onto the core the reader uses; a worker
+    // descheduled mid-chunk then holds up the main thread (on the 2-core machine under load, a
+    // median `track` of 11-13 ms against 3-3.6 ms with OpenCV serial, and less CPU time).
+    VisionRuntime.setThreadCount(1)
     let open = { () throws(RecordingError) -> SummarizingFrameSource in
       let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
       return SummarizingFrameSource(options.frames.map { FrameRangeSource(source, range: $0) } ?? source)
