@@ -131,11 +131,6 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// into which a surface tilted against the estimated gravity splits; a door set into a wall is rougher.
   /// Default 0.005.
   public var mergeRoughening: Double = 0.005
-  /// For that join of two vertical planes, the largest angle between the union's free least-squares normal and each part's
-  /// own, beyond three times the part's normal uncertainty, degrees: bands of one tilted surface each
-  /// lie on the union's plane already, while a step between two parallel surfaces (a door in its wall)
-  /// is fitted by tilting the union's plane away from both. Default 0.3.
-  public var mergeTiltDegrees: Double = 0.3
   /// How close in height two floors (both classified `.floor`) must be to be one floor however far
   /// apart their supports are (furniture hides the floor between them), metres.
   public var floorMergeDistance: Double = 0.01
@@ -220,7 +215,6 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     mergeAngleDegrees = try value(.mergeAngleDegrees, mergeAngleDegrees)
     mergeDistance = try value(.mergeDistance, mergeDistance)
     mergeRoughening = try value(.mergeRoughening, mergeRoughening)
-    mergeTiltDegrees = try value(.mergeTiltDegrees, mergeTiltDegrees)
     floorMergeDistance = try value(.floorMergeDistance, floorMergeDistance)
     wallMergeDistance = try value(.wallMergeDistance, wallMergeDistance)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)

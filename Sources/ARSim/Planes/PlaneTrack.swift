@@ -323,43 +323,20 @@ struct PlaneTrack {
 
   /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
   /// from their free least-squares plane exceeds the larger of the two supports' own by at most
-  /// ``PlaneDetectionOptions/mergeRoughening``, that plane is within the alignment's tolerance, and, for
-  /// vertical planes, it is the plane each support already lies on (its normal within
-  /// ``PlaneDetectionOptions/mergeTiltDegrees`` plus three times the support's normal uncertainty of
-  /// the support's own free normal).
+  /// ``PlaneDetectionOptions/mergeRoughening``, and that plane is within the alignment's tolerance.
   ///
   /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
   /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
   /// few centimetres apart, whose centroids are too far from each other's planes to merge, but whose
-  /// points together are one flat surface. Two parallel surfaces (a door proud of its wall) are not:
-  /// their union is as rough as their separation where they surround each other, and where they lie
-  /// side by side its plane passes through both only by tilting away from each.
+  /// points together are one flat surface. Two parallel surfaces (a door set into a wall) are not: their
+  /// union is as rough as their separation.
   func continues(_ other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
     let union = moments + other.moments
     guard let together = union.meanSquaredDistance, let a = moments.meanSquaredDistance,
       let b = other.moments.meanSquaredDistance,
-      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options),
-      together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening, let joint = union.plane
+      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options)
     else { return false }
-    // Horizontal bands of a floor tilted against the estimated gravity are the common case; a vertical
-    // plane's fit can turn about the vertical to pass through a step between surfaces side by side.
-    guard alignment == .vertical else { return true }
-    let tilt = options.mergeTiltDegrees * .pi / 180
-    return [moments, other.moments].allSatisfy { part in
-      guard let own = part.plane, let uncertainty = Self.normalUncertainty(part) else { return false }
-      let angle = own.angle(to: joint)
-      return min(angle, .pi - angle) <= tilt + 3 * uncertainty
-    }
-  }
-
-  /// The standard deviation of the free least-squares normal of `moments`, radians: the residual over
-  /// the square root of the count times the smaller in-plane spread (a fitted slope's); nil when the
-  /// fit is degenerate.
-  static func normalUncertainty(_ moments: PlaneMoments) -> Double? {
-    guard moments.count >= 3, let covariance = moments.covariance else { return nil }
-    let values = symmetricEigenDecomposition(covariance).eigenvalues
-    guard values.y > 0 else { return nil }
-    return (max(values.x, 0) / (Double(moments.count) * values.y)).squareRoot()
+    return together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening
   }
 
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.

@@ -112,10 +112,11 @@ struct EveryNthSource: FrameSource {
     let (session, collector) = try FrameCollector.replay(
       source: EveryNthSource(base: try Recording.open(folder: Datasets.path("tabletop")), step: 7),
       configuration: configuration)
-    // Gravity takes a few frames from the accelerometer (1.5 s at this rate).
+    // Gravity takes a few frames from the accelerometer: at this rate about 3 s (frame 7; frame 6
+    // before the single pose refinement and the gravity estimator's chain broken at relocalisations).
     let records = collector.records
     let firstNormal = try #require(records.firstIndex { $0.state == .normal })
-    #expect(firstNormal <= 6, "normal from frame \(firstNormal)")
+    #expect(firstNormal <= 7, "normal from frame \(firstNormal)")
     // At most one frame lost after that (today: the last, limited(.insufficientFeatures)).
     let lost = records[firstNormal...].filter { $0.state != .normal }.count
     #expect(lost <= 1, "\(records.map { "\($0.state)" })")
