@@ -87,7 +87,7 @@ final class RGBDOdometry: Odometry {
 
     if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
       trackFeatures(from: previousPyramid, to: pyramid, predicted: predicted)
-      undoRollingShutter(predicted: predicted, timestamp: timestamp)
+      undoRollingShutter(predicted: predicted)
       clock = lap(&timings.track, since: clock)
       measured = featurePose(predicted: predicted, depth: depth)
       if measured == nil, let depth, let previousDepth {
@@ -306,7 +306,7 @@ final class RGBDOdometry: Odometry {
 
   /// Moves the tracks' points to where a global-shutter camera at the frame's time sees them, for the
   /// motion from the previous frame's pose to `predicted` (``rollingShutterPoints(opticalFromO:ids:pixels:)``).
-  private func undoRollingShutter(predicted: RigidTransform, timestamp: Double) {
+  private func undoRollingShutter(predicted: RigidTransform) {
     guard shutter != nil else { return }
     tracks.points = rollingShutterPoints(
       opticalFromO: predicted.inverse, ids: tracks.ids, pixels: tracks.pixels)
