@@ -3,6 +3,10 @@ import PackageDescription
 
 // OpenCV and Eigen come from Debian (`libopencv-dev`, `libeigen3-dev`) through
 // pkg-config. Only CVision touches them; everything above it sees a plain C header.
+// OpenCV's pkg-config name is `arsim-opencv4`, which Tools/setup.sh writes from Debian's `opencv4`:
+// its include path, and only the modules CVision links (calib3d, features2d, video, imgproc, core),
+// so a process does not load all of Debian's OpenCV modules at start-up (366 shared libraries; SwiftPM
+// links what the file lists, --as-needed cannot drop them). libopencv_imgcodecs is loaded on first use.
 // libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
 // libdeflate (`libdeflate-dev`) and libjpeg-turbo (`libjpeg-dev`) decode PNG and JPEG inside CVision
 // (faster than OpenCV's codecs, and silent: no stderr redirection while other threads run).
@@ -42,7 +46,7 @@ let package = Package(
   targets: [
     .systemLibrary(
       name: "COpenCV",
-      pkgConfig: "opencv4",
+      pkgConfig: "arsim-opencv4",
       providers: [.apt(["libopencv-dev"])]
     ),
     .systemLibrary(

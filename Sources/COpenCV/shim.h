@@ -1,2 +1,2 @@
-// COpenCV only carries pkg-config's flags for opencv4 to CVision.
+// COpenCV only carries pkg-config's flags for OpenCV (arsim-opencv4, from Tools/setup.sh) to CVision.
 // Nothing is imported from here into Swift.

@@ -1,9 +1,13 @@
 // Image decoding and encoding: cv_image_decode (PNG and JPEG through codecs.cpp, OpenEXR through
 // OpenCV), cv_image_write, cv_set_num_threads.
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cctype>
+#include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -143,6 +147,60 @@ void fill_info(cv_image_info *info, int width, int height, int channels, int byt
   info->byte_count = int64_t(width) * height * channels * bytes_per_channel;
 }
 
+/// OpenCV's image codecs module (libopencv_imgcodecs), loaded on first use instead of linked: only
+/// OpenEXR decoding and image writing go through it, and on Debian it brings about 120 more shared
+/// libraries (GDAL, Poppler, HDF5, ...) that every process would otherwise map and relocate at
+/// start-up. (`arsim --help` with all of Debian's OpenCV modules linked: 381 libraries, 0.14 Gcycles in
+/// the dynamic loader, 0.63 s wall on 2 loaded cores; with CVision's five modules and this: 167, 0.02
+/// Gcycles, 0.11 s.) The library is the one beside the libopencv_core this process runs with (same
+/// folder, same version suffix); the entry points are found by their Itanium-mangled names, and the
+/// declarations below must match OpenCV's headers (checked at compile time).
+class ImageCodecs {
+ public:
+  using Decode = cv::Mat (*)(cv::InputArray, int);
+  using Write = bool (*)(const cv::String &, cv::InputArray, const std::vector<int> &);
+  static_assert(std::is_same_v<Decode, decltype(static_cast<Decode>(&cv::imdecode))>);
+  static_assert(std::is_same_v<Write, decltype(static_cast<Write>(&cv::imwrite))>);
+
+  Decode decode = nullptr;
+  Write write = nullptr;
+
+  /// The loaded module; fails (CV_ERR_INTERNAL) naming the library when it cannot be loaded.
+  static const ImageCodecs &shared() {
+    static std::once_flag once;
+    static ImageCodecs codecs;
+    static std::string problem;
+    std::call_once(once, [] { problem = codecs.load(); });
+    if (!problem.empty()) fail(CV_ERR_INTERNAL, "%s", problem.c_str());
+    return codecs;
+  }
+
+ private:
+  /// Loads the module and its entry points; returns what went wrong, or an empty string.
+  std::string load() {
+    Dl_info core{};
+    if (dladdr(reinterpret_cast<void *>(&cv::getVersionString), &core) == 0 || core.dli_fname == nullptr) {
+      return "OpenCV's image codecs: cannot locate the loaded libopencv_core";
+    }
+    std::string path = core.dli_fname;
+    const std::string core_name = "libopencv_core", codecs_name = "libopencv_imgcodecs";
+    const size_t at = path.rfind(core_name);
+    if (at == std::string::npos) return "OpenCV's image codecs: libopencv_core is loaded as " + path;
+    path.replace(at, core_name.size(), codecs_name);
+    void *library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char *error = dlerror();
+      return "OpenCV's image codecs: " + (error != nullptr ? std::string(error) : path + " does not load");
+    }
+    decode = reinterpret_cast<Decode>(dlsym(library, "_ZN2cv8imdecodeERKNS_11_InputArrayEi"));
+    write = reinterpret_cast<Write>(dlsym(
+        library,
+        "_ZN2cv7imwriteERKNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEERKNS_11_InputArrayERKSt6vectorIiSaIiEE"));
+    if (decode == nullptr || write == nullptr) return "OpenCV's image codecs: " + path + " lacks imdecode or imwrite";
+    return "";
+  }
+};
+
 std::string lowercase_extension(const std::string &path) {
   size_t dot = path.find_last_of('.');
   size_t slash = path.find_last_of('/');
@@ -241,12 +299,13 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       case CV_DECODE_RGB8: flags |= cv::IMREAD_COLOR; break;
       default: flags = cv::IMREAD_UNCHANGED; break;
     }
+    const ImageCodecs &codecs = ImageCodecs::shared();
     cv::Mat decoded;
     std::string diagnostics;
     {
       cvision::StderrCapture capture;
       try {
-        decoded = cv::imdecode(encoded, flags);
+        decoded = codecs.decode(encoded, flags);
       } catch (const cv::Exception &error) {
         decoded.release();
         diagnostics = error.err;
@@ -333,12 +392,13 @@ extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32
       bgr = image;
     }
     cvision::quiet_libraries();
+    const ImageCodecs &codecs = ImageCodecs::shared();
     bool written = false;
     std::string diagnostics;
     {
       cvision::StderrCapture capture;
       try {
-        written = cv::imwrite(path, bgr, parameters);
+        written = codecs.write(path, bgr, parameters);
       } catch (const cv::Exception &error) {
         diagnostics = error.err;
       }
