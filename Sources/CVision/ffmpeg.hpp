@@ -13,6 +13,8 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
+#include <cstdarg>
+#include <cstdio>
 #include <memory>
 
 #include "status.hpp"
@@ -43,10 +45,16 @@ inline std::string describe(int error) {
   return text;
 }
 
-/// Throws `code` with "what: FFmpeg's message" when `result` is a negative FFmpeg error.
-inline int check(int result, int32_t code, const char *what) {
-  if (result < 0) fail(code, "%s: %s", what, describe(result).c_str());
-  return result;
+/// Returns `result`, or when it is a negative FFmpeg error throws `code` with the printf-style
+/// message followed by ": FFmpeg's text".
+[[gnu::format(printf, 3, 4)]] inline int check(int result, int32_t code, const char *format, ...) {
+  if (result >= 0) return result;
+  char what[sizeof(cv_status::message)];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(what, sizeof(what), format, args);
+  va_end(args);
+  fail(code, "%s: %s", what, describe(result).c_str());
 }
 
 /// Allocations that return NULL only when memory is exhausted.
@@ -54,6 +62,29 @@ template <typename T>
 T *allocated(T *pointer) {
   if (pointer == nullptr) throw std::bad_alloc();
   return pointer;
+}
+
+/// What a reader and a writer both hold: the codec (a decoder or an encoder) with its frame and
+/// packet, the pixel conversion, and the frame size.
+struct Coding {
+  Codec codec;
+  Frame frame{allocated(av_frame_alloc())};
+  Packet packet{allocated(av_packet_alloc())};
+  Scale scale;
+  int32_t width = 0;
+  int32_t height = 0;
+};
+
+/// swscale's neutral brightness, contrast and saturation (16.16 fixed point) for
+/// sws_setColorspaceDetails.
+constexpr int kNeutralBrightness = 0, kNeutralContrast = 1 << 16, kNeutralSaturation = 1 << 16;
+
+/// Sets `context`'s colour matrices (sws_getCoefficients) and ranges (full: 0-255; else limited, luma
+/// 16-235), with neither brightness, contrast nor saturation changed.
+inline void set_colour(SwsContext *context, const int *source_matrix, bool source_full, const int *target_matrix,
+                       bool target_full) noexcept {
+  sws_setColorspaceDetails(context, source_matrix, source_full ? 1 : 0, target_matrix, target_full ? 1 : 0,
+                           kNeutralBrightness, kNeutralContrast, kNeutralSaturation);
 }
 
 /// FFmpeg's own log is off (errors come back as codes and are reported in statuses).

@@ -15,18 +15,13 @@
 using cvision::fail;
 namespace av = cvision::ffmpeg;
 
-struct cv_video {
+/// The decoder (`codec`) and a conversion (`scale`) of frames to RGB24 (or to GRAY8 from formats whose
+/// first plane is not 8-bit luma), over the demuxer.
+struct cv_video : av::Coding {
   AVFormatContext *format = nullptr;
-  av::Codec decoder;
-  av::Frame frame;
-  av::Packet packet;
-  /// Converts frames to RGB24 (or to GRAY8 from formats whose first plane is not 8-bit luma).
-  av::Scale scale;
   int stream = -1;
   AVRational time_base{0, 1};
   int64_t start = 0;
-  int32_t width = 0;
-  int32_t height = 0;
   double fps = 0;
   int64_t next_index = 0;
   /// True once the demuxer is exhausted and the decoder has been told to flush.
@@ -42,14 +37,13 @@ namespace {
 
 /// Decodes the next frame into video.frame; false at the end of the stream.
 bool decode_next(cv_video &video) {
-  AVCodecContext *decoder = video.decoder.get();
+  AVCodecContext *decoder = video.codec.get();
   for (;;) {
     const int received = avcodec_receive_frame(decoder, video.frame.get());
     if (received == 0) return true;
     if (received == AVERROR_EOF) return false;
     if (received != AVERROR(EAGAIN)) {
-      fail(CV_ERR_DECODE, "frame %lld cannot be decoded: %s", (long long)video.next_index,
-           av::describe(received).c_str());
+      av::check(received, CV_ERR_DECODE, "frame %lld cannot be decoded", (long long)video.next_index);
     }
     if (video.flushing) return false;
     const int read = av_read_frame(video.format, video.packet.get());
@@ -58,17 +52,11 @@ bool decode_next(cv_video &video) {
       av::check(avcodec_send_packet(decoder, nullptr), CV_ERR_DECODE, "flushing the decoder");
       continue;
     }
-    if (read < 0) {
-      fail(CV_ERR_IO, "reading the video after frame %lld: %s", (long long)video.next_index,
-           av::describe(read).c_str());
-    }
+    av::check(read, CV_ERR_IO, "reading the video after frame %lld", (long long)video.next_index);
     int sent = 0;
     if (video.packet->stream_index == video.stream) sent = avcodec_send_packet(decoder, video.packet.get());
     av_packet_unref(video.packet.get());
-    if (sent < 0) {
-      fail(CV_ERR_DECODE, "frame %lld cannot be decoded: %s", (long long)video.next_index,
-           av::describe(sent).c_str());
-    }
+    av::check(sent, CV_ERR_DECODE, "frame %lld cannot be decoded", (long long)video.next_index);
   }
 }
 
@@ -107,9 +95,8 @@ void convert(cv_video &video, const AVPixFmtDescriptor &descriptor, AVPixelForma
          av_get_pix_fmt_name(AVPixelFormat(frame.format)));
   }
   const int colorspace = frame.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : int(frame.colorspace);
-  const int range = limited_range(frame, descriptor) ? 0 : 1;
-  sws_setColorspaceDetails(context, sws_getCoefficients(colorspace), range, sws_getCoefficients(SWS_CS_DEFAULT), 1,
-                           0, 1 << 16, 1 << 16);
+  av::set_colour(context, sws_getCoefficients(colorspace), !limited_range(frame, descriptor),
+                 sws_getCoefficients(SWS_CS_DEFAULT), true);
   uint8_t *planes[4] = {out, nullptr, nullptr, nullptr};
   int strides[4] = {frame.width * (target == AV_PIX_FMT_RGB24 ? 3 : 1), 0, 0, 0};
   const int rows = sws_scale(context, frame.data, frame.linesize, 0, frame.height, planes, strides);
@@ -150,12 +137,9 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
     if (::stat(path, &file_status) != 0) fail(CV_ERR_IO, "could not open video %s: %s", path, std::strerror(errno));
     if (!S_ISREG(file_status.st_mode)) fail(CV_ERR_IO, "video %s is not a regular file", path);
     av::quiet();
-    const int opened = avformat_open_input(&video->format, path, nullptr, nullptr);
-    if (opened < 0) {
-      fail(CV_ERR_IO, "could not open video %s (FFmpeg cannot read it): %s", path, av::describe(opened).c_str());
-    }
-    const int probed = avformat_find_stream_info(video->format, nullptr);
-    if (probed < 0) fail(CV_ERR_DECODE, "video %s: %s", path, av::describe(probed).c_str());
+    av::check(avformat_open_input(&video->format, path, nullptr, nullptr), CV_ERR_IO,
+              "could not open video %s (FFmpeg cannot read it)", path);
+    av::check(avformat_find_stream_info(video->format, nullptr), CV_ERR_DECODE, "video %s", path);
     const AVCodec *codec = nullptr;
     video->stream = av_find_best_stream(video->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (video->stream < 0 || codec == nullptr) {
@@ -172,13 +156,11 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
       fail(CV_ERR_DECODE, "video %s has %d x %d frames, more than the %d pixels accepted", path, video->width,
            video->height, CV_IMAGE_MAX_PIXELS);
     }
-    video->decoder.reset(av::allocated(avcodec_alloc_context3(codec)));
-    av::check(avcodec_parameters_to_context(video->decoder.get(), stream->codecpar), CV_ERR_DECODE, path);
-    video->decoder->thread_count = 1;
-    const int ready = avcodec_open2(video->decoder.get(), codec, nullptr);
-    if (ready < 0) fail(CV_ERR_DECODE, "video %s: cannot open its decoder: %s", path, av::describe(ready).c_str());
-    video->frame.reset(av::allocated(av_frame_alloc()));
-    video->packet.reset(av::allocated(av_packet_alloc()));
+    video->codec.reset(av::allocated(avcodec_alloc_context3(codec)));
+    av::check(avcodec_parameters_to_context(video->codec.get(), stream->codecpar), CV_ERR_DECODE, "%s", path);
+    video->codec->thread_count = 1;
+    av::check(avcodec_open2(video->codec.get(), codec, nullptr), CV_ERR_DECODE, "video %s: cannot open its decoder",
+              path);
     video->time_base = stream->time_base;
     video->start = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
     const AVRational rate = av_guess_frame_rate(video->format, stream, nullptr);

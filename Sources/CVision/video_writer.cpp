@@ -13,15 +13,10 @@
 using cvision::fail;
 namespace av = cvision::ffmpeg;
 
-struct cv_video_writer {
+/// The encoder (`codec`) and the conversion (`scale`) of RGB frames to its YUV, over the muxer.
+struct cv_video_writer : av::Coding {
   AVFormatContext *format = nullptr;
   AVStream *stream = nullptr;
-  av::Codec encoder;
-  av::Frame frame;
-  av::Packet packet;
-  av::Scale scale;
-  int32_t width = 0;
-  int32_t height = 0;
   int64_t next_pts = 0;
   /// True once the trailer is written (or writing failed): later writes are refused.
   bool finished = false;
@@ -44,7 +39,7 @@ constexpr int kMPEG4Quantiser = 3;
 
 /// Sends `input` (NULL flushes) to the encoder and muxes every packet it returns.
 void encode(cv_video_writer &writer, const AVFrame *input) {
-  AVCodecContext *encoder = writer.encoder.get();
+  AVCodecContext *encoder = writer.codec.get();
   av::check(avcodec_send_frame(encoder, input), CV_ERR_IO, "encoding a frame");
   for (;;) {
     const int received = avcodec_receive_packet(encoder, writer.packet.get());
@@ -100,10 +95,10 @@ extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width
     auto writer = std::make_unique<cv_video_writer>();
     writer->width = width;
     writer->height = height;
-    av::check(avformat_alloc_output_context2(&writer->format, nullptr, "mp4", path), CV_ERR_IO, path);
+    av::check(avformat_alloc_output_context2(&writer->format, nullptr, "mp4", path), CV_ERR_IO, "%s", path);
     writer->stream = av::allocated(avformat_new_stream(writer->format, nullptr));
-    writer->encoder.reset(av::allocated(avcodec_alloc_context3(encoder)));
-    AVCodecContext *context = writer->encoder.get();
+    writer->codec.reset(av::allocated(avcodec_alloc_context3(encoder)));
+    AVCodecContext *context = writer->codec.get();
     context->width = width;
     context->height = height;
     context->pix_fmt = AV_PIX_FMT_YUV420P;
@@ -127,29 +122,24 @@ extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width
     }
     const int opened = avcodec_open2(context, encoder, &options);
     av_dict_free(&options);
-    if (opened < 0) {
-      fail(CV_ERR_IO, "could not open the %s encoder for %s: %s", encoder->name, path, av::describe(opened).c_str());
-    }
-    av::check(avcodec_parameters_from_context(writer->stream->codecpar, context), CV_ERR_IO, path);
+    av::check(opened, CV_ERR_IO, "could not open the %s encoder for %s", encoder->name, path);
+    av::check(avcodec_parameters_from_context(writer->stream->codecpar, context), CV_ERR_IO, "%s", path);
     writer->stream->time_base = context->time_base;
     // Apple's tag for HEVC in MP4, as iPhones write it (FFmpeg's default, hev1, QuickTime does not play).
     if (name == "libx265") writer->stream->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');
-    const int created = avio_open(&writer->format->pb, path, AVIO_FLAG_WRITE);
-    if (created < 0) fail(CV_ERR_IO, "could not create video %s: %s", path, av::describe(created).c_str());
-    av::check(avformat_write_header(writer->format, nullptr), CV_ERR_IO, path);
-    writer->frame.reset(av::allocated(av_frame_alloc()));
+    av::check(avio_open(&writer->format->pb, path, AVIO_FLAG_WRITE), CV_ERR_IO, "could not create video %s", path);
+    av::check(avformat_write_header(writer->format, nullptr), CV_ERR_IO, "%s", path);
     writer->frame->format = context->pix_fmt;
     writer->frame->width = width;
     writer->frame->height = height;
     av::check(av_frame_get_buffer(writer->frame.get(), 0), CV_ERR_INTERNAL, "allocating a frame");
-    writer->packet.reset(av::allocated(av_packet_alloc()));
     // RGB to BT.601 limited-range YUV, chroma from every input pixel, exact rounding.
     writer->scale.reset(sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
                                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP, nullptr, nullptr,
                                        nullptr));
     if (!writer->scale) fail(CV_ERR_INTERNAL, "no RGB to YUV conversion for %d x %d", width, height);
     const int *bt601 = sws_getCoefficients(SWS_CS_ITU601);
-    sws_setColorspaceDetails(writer->scale.get(), bt601, 1, bt601, 0, 0, 1 << 16, 1 << 16);
+    av::set_colour(writer->scale.get(), bt601, true, bt601, false);
     result = writer.release();
     return CV_OK;
   });
