@@ -39,6 +39,7 @@ enum BenchCommand {
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
                                     the next frames on a second thread (same outputs)
       --no-loop-closure             RGB-D: do not close loops (to compare)
+      --frames FIRST-LAST           only those frames of each recording (as arsim replay)
       --json FILE                   also write the figures as JSON
       --trajectory FILE             write the estimated trajectory (TUM format; one RECORDING)
       --dump-points DIR             for every --every-th frame on which plane detection ran, write the
@@ -60,7 +61,7 @@ enum BenchCommand {
       arguments,
       valueOptions: [
         "format", "intrinsics", "mode", "planes", "json", "trajectory", "scale", "dump-points", "every",
-        "threads",
+        "threads", "frames",
         "anchors", "boundary", "queries",
       ],
       flagOptions: ["help", "raycast", "no-loop-closure"])
@@ -93,7 +94,9 @@ enum BenchCommand {
       "recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | wall | cpu | ATE"
     )
     for folder in args.positional {
-      let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
+      var options = try ReplayOptions(arguments: args)
+      if let text = args.value("frames") { options.frames = try ReplayCommand.frameRange(text) }
+      let run = try ReplayRun(folder: folder, options: options)
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
       if let dump { run.onFrame = { frame, record in try dump.add(frame, record: record) } }
       if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }

@@ -125,4 +125,27 @@ import Testing
       #expect(values.allSatisfy { abs($0) < 20 })
     }
   }
+
+  @Test(.enabled(if: Datasets.exists("tabletop")))
+  func framesLimitsTheBenchToThatRangeOfTheRecording() throws {
+    let folder = RecordingFixtures.temporaryFolder("arsim-bench")
+    let result = try CLI.run([
+      "bench", Datasets.path("tabletop"), "--frames", "10-39", "--json", folder + "/bench.json",
+      "--trajectory", folder + "/trajectory.txt",
+    ])
+    #expect(result.status == 0, "\(result.stderr)")
+    let reports = try #require(
+      try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/bench.json")))
+        as? [[String: Any]])
+    #expect(reports.first?["frames"] as? Int == 30)
+    // The trajectory's poses are those of frames 10 to 39 (15 Hz: 0.667 s to 2.6 s).
+    let stamps = try String(contentsOfFile: folder + "/trajectory.txt", encoding: .utf8)
+      .split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: " ").first }
+      .compactMap { Double($0) }
+    let first = try #require(stamps.first)
+    let last = try #require(stamps.last)
+    #expect(stamps.count <= 30 && abs(first - 10.0 / 15) < 1e-4 && abs(last - 39.0 / 15) < 1e-4, "\(stamps)")
+    let bad = try CLI.run(["bench", Datasets.path("tabletop"), "--frames", "9-3"])
+    #expect(bad.status != 0 && bad.stderr.contains("--frames must be FIRST-LAST"), "\(bad.stderr)")
+  }
 }
