@@ -7,7 +7,6 @@
 #include <cctype>
 #include <mutex>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -159,8 +158,10 @@ class ImageCodecs {
  public:
   using Decode = cv::Mat (*)(cv::InputArray, int);
   using Write = bool (*)(const cv::String &, cv::InputArray, const std::vector<int> &);
-  static_assert(std::is_same_v<Decode, decltype(static_cast<Decode>(&cv::imdecode))>);
-  static_assert(std::is_same_v<Write, decltype(static_cast<Write>(&cv::imwrite))>);
+  // These casts compile only while OpenCV's headers declare exactly these overloads (unevaluated
+  // operands: no reference to the symbols reaches the linker).
+  using DecodeDeclared = decltype(static_cast<Decode>(&cv::imdecode));
+  using WriteDeclared = decltype(static_cast<Write>(&cv::imwrite));
 
   Decode decode = nullptr;
   Write write = nullptr;
