@@ -57,10 +57,11 @@ final class MonoOdometry: Odometry {
   private var framesSinceLoss: Int?
   /// The time of the frame being processed, seconds.
   private var frameTime = 0.0
-  /// While an initial world map waits (``awaitMap(_:)``): how many consecutive tracked frames the map
-  /// located where tracking put them (0 before the first location); nil without a map, or once
-  /// ``isLocatedInMap``.
-  private var mapAgreement: Int?
+  /// Whether an initial world map waits for its first location (``awaitMap(_:)``).
+  private var awaitingMap = false
+  /// After a relocalisation (in the world map or after a loss), until it is confirmed: how many
+  /// consecutive locations agreed with the tracked pose (``confirmLocation(gray:)``); nil otherwise.
+  private var agreements: Int?
   /// Whether the frames have been located in the initial world map (``awaitMap(_:)``) and agreed
   /// ``TrackerOptions/Relocalization/mapAgreementFrames`` times: O is the map's world from the start.
   private(set) var isLocatedInMap = false
@@ -94,7 +95,7 @@ final class MonoOdometry: Odometry {
       previousPyramid = pyramid
       frameIndex += 1
     }
-    if mapAgreement != nil, !initialized {
+    if awaitingMap {
       lap(&timings.track, since: clock)
       return locateInMap(gray: gray)
     }
@@ -167,7 +168,8 @@ final class MonoOdometry: Odometry {
       framesWithoutMeasurement += 1
       previousPose = pose
       pose = predicted
-      return result(.insufficientFeatures, .prediction, 0)
+      // While a relocalisation awaits confirmation, a frame without a pose is still relocalising.
+      return result(agreements == nil ? .insufficientFeatures : .relocalizing, .prediction, 0)
     }
     framesWithoutMeasurement = 0
     pose = solved.inverse
@@ -186,12 +188,14 @@ final class MonoOdometry: Odometry {
     }
     let quality: TrackingQuality =
       jumped ? .excessiveMotion : inliers >= options.normalInliers ? .normal : .insufficientFeatures
-    if quality == .normal {
-      if mapAgreement != nil {
-        confirmMapLocation(gray: gray)
-      } else if isLocatedInMap {
-        followMap(gray: gray)
-      }
+    if agreements != nil {
+      // Only a frame tracked normally confirms (after a wrong location the tracks' landmarks, the
+      // keyframe's points, keep agreeing with it, but PnP on them keeps few inliers).
+      if quality == .normal { confirmLocation(gray: gray) }
+      // Unconfirmed, the pose may come from a wrong match: not reported as tracked.
+      if agreements != nil { return result(.relocalizing, .relocalization, inliers) }
+    } else if quality == .normal, isLocatedInMap {
+      followMap(gray: gray)
     }
     if quality == .normal, keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray) }
     return result(quality, .features, inliers)
@@ -211,6 +215,7 @@ final class MonoOdometry: Odometry {
     lastMapCheck = frameTime
     guard let found = located(gray, mapOnly: true), found.inliers >= options.normalInliers else { return }
     restart(from: found, gray: gray)
+    agreements = nil  // a location in the map the frames are tracked in already: nothing to confirm
   }
 
   /// Starts from a world map (its keyframes in its world): O is the map's world, the keyframes are
@@ -222,7 +227,7 @@ final class MonoOdometry: Odometry {
   /// afterwards, so the map must start it.
   func awaitMap(_ map: [Keyframe]) {
     keyframes.adopt(map)
-    mapAgreement = 0
+    awaitingMap = true
   }
 
   /// Before the map exists, with a world map waiting: the frame located in it starts the map there
@@ -231,17 +236,21 @@ final class MonoOdometry: Odometry {
     guard let found = located(gray, asPose: true) else { return result(.relocalizing, .prediction, 0) }
     restart(from: found, gray: gray)
     initialized = true
+    awaitingMap = false
     scaleSource = .worldMap
-    mapAgreement = 1
     return result(.relocalizing, .relocalization, found.inliers)
   }
 
-  /// A tracked frame while the world map's location awaits confirmation: located again in the map, it
-  /// agrees when within ``TrackerOptions/Relocalization/mapAgreementTranslation`` and
-  /// ``TrackerOptions/Relocalization/mapAgreementDegrees`` of its tracked pose; a location elsewhere
-  /// restarts the map from it (the first one may have been a wrong match).
-  private func confirmMapLocation(gray: GrayImage) {
-    guard let agreed = mapAgreement, let found = located(gray, mapOnly: true) else { return }
+  /// A tracked frame while a relocalisation awaits confirmation (one location alone may be a wrong
+  /// match: monocular relocalisation has no depth to check it against): located again (in the world
+  /// map's keyframes while it waits, else in all), it agrees when within
+  /// ``TrackerOptions/Relocalization/mapAgreementTranslation`` and
+  /// ``TrackerOptions/Relocalization/mapAgreementDegrees`` of its tracked pose, and
+  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` agreeing in a row confirm it (and the map's
+  /// location, ``isLocatedInMap``); a location elsewhere restarts from it.
+  private func confirmLocation(gray: GrayImage) {
+    let waitingMap = keyframes.adopted > 0 && !isLocatedInMap
+    guard let agreed = agreements, let found = located(gray, mapOnly: waitingMap) else { return }
     let limits = options.relocalization
     let step = pose.inverse * found.oFromOptical
     guard
@@ -249,14 +258,13 @@ final class MonoOdometry: Odometry {
         && step.angle <= limits.mapAgreementDegrees * .pi / 180
     else {
       restart(from: found, gray: gray)
-      mapAgreement = 1
       return
     }
     if agreed + 1 >= limits.mapAgreementFrames {
-      mapAgreement = nil
-      isLocatedInMap = true
+      agreements = nil
+      if waitingMap { isLocatedInMap = true }
     } else {
-      mapAgreement = agreed + 1
+      agreements = agreed + 1
     }
   }
 
@@ -297,16 +305,15 @@ final class MonoOdometry: Odometry {
       return result(.relocalizing, .prediction, 0)
     }
     restart(from: found, gray: gray)
-    return result(
-      found.inliers >= options.normalInliers ? .normal : .insufficientFeatures, .relocalization, found.inliers
-    )
+    return result(.relocalizing, .relocalization, found.inliers)
   }
 
-  /// Resumes tracking at a location: the pose from rest, the old tracks dropped (their landmarks
+  /// Resumes tracking at a location, to be confirmed (``confirmLocation(gray:)``): the pose from rest, the old tracks dropped (their landmarks
   /// retired, still tying the bundle window's keyframes), new tracks at the PnP inliers' pixels with
   /// their keyframe points as landmarks, and new candidates around them.
   private func restart(from location: Relocalizer.Location, gray: GrayImage) {
     framesSinceLoss = nil
+    agreements = 1
     framesWithoutMeasurement = 0
     pose = location.oFromOptical
     previousPose = nil
