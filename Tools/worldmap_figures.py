@@ -1,10 +1,10 @@
 """Issue 16's world-map figures from two replays of one recording (Tools/worldmap-figures.sh):
 session A made the map, session B started from it.
 
-  worldmap_figures.py GROUNDTRUTH TRAJ_A EVENTS_A TRAJ_B
+  worldmap_figures.py GROUNDTRUTH TRAJ_A EVENTS_A TRAJ_B [--sim3]
 
 Prints the ATE of B in the map's world (B's positions through A's SE(3) alignment to the ground
-truth, no alignment of its own) and, on the frames both sessions tracked, how far A's anchors are
+truth, Sim(3) with --sim3 for monocular sessions, no alignment of its own) and, on the frames both sessions tracked, how far A's anchors are
 from where A saw them, in B's camera against A's (metres, degrees; the largest over frames and
 anchors). TUM trajectories of the optical frame; the events file as `arsim replay --events` writes it.
 """
@@ -35,21 +35,23 @@ def pose(t, q):
     return m
 
 
-def umeyama(src, dst):
-    """The rigid transform taking points src to dst (least squares, no scale)."""
+def umeyama(src, dst, scale=False):
+    """The rigid (with scale: similarity) transform taking points src to dst (least squares)."""
     ms, md = src.mean(0), dst.mean(0)
-    u, _, vt = np.linalg.svd((dst - md).T @ (src - ms))
+    u, d, vt = np.linalg.svd((dst - md).T @ (src - ms))
     s = np.diag([1, 1, np.sign(np.linalg.det(u @ vt))])
+    c = np.trace(np.diag(d) @ s) / np.square(src - ms).sum() if scale else 1.0
     m = np.eye(4)
-    m[:3, :3] = u @ s @ vt
+    m[:3, :3] = c * (u @ s @ vt)
     m[:3, 3] = md - m[:3, :3] @ ms
     return m
 
 
-def main(truth_path, a_path, events_path, b_path):
+def main(truth_path, a_path, events_path, b_path, *flags):
     truth, a, b = tum(truth_path), tum(a_path), tum(b_path)
     common = sorted(set(a) & set(truth))
-    truth_from_a = umeyama(np.array([a[t][:3, 3] for t in common]), np.array([truth[t][:3, 3] for t in common]))
+    truth_from_a = umeyama(
+        np.array([a[t][:3, 3] for t in common]), np.array([truth[t][:3, 3] for t in common]), "--sim3" in flags)
     errors = [np.linalg.norm((truth_from_a @ b[t])[:3, 3] - truth[t][:3, 3]) for t in sorted(b) if t in truth]
     print(f"B in the map's world: ATE {np.sqrt(np.mean(np.square(errors))) * 100:.2f} cm over {len(errors)} frames")
     anchors = {}

@@ -1,3 +1,4 @@
+import ARSimMath
 import Foundation
 
 /// A model asset that cannot be read: the file (an archive member as `archive.usdz[member]`) and the
@@ -26,11 +27,8 @@ public struct AssetError: Error, LocalizedError, CustomStringConvertible, Sendab
 }
 
 /// A reading failure below the file level: a problem without a file name, named by the caller that
-/// knows the file (``AssetError`` is made from it).
-struct FormatError: Error {
-  var problem: String
-  init(_ problem: String) { self.problem = problem }
-}
+/// knows the file (``AssetError`` is made from it). The byte reader's own (``ByteReader`` throws it).
+typealias FormatError = ByteFormatError
 
 extension FormatError {
   /// The public error for `file`.

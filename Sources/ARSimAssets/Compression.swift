@@ -1,3 +1,4 @@
+import ARSimMath
 /// The two decompressors USD's crate files use, written from their public format descriptions:
 /// the LZ4 block format, chunked as `TfFastCompression` writes it, and USD's integer coding
 /// (`Usd_IntegerCompression`: deltas in 2-bit-tagged variable widths, then LZ4).

@@ -1,3 +1,4 @@
+import ARSimMath
 /// USD's binary layer format (`.usdc`, "crate"), read from its public description (OpenUSD's
 /// `crateFile.cpp`): an 88-byte bootstrap (`PXR-USDC`, version, table-of-contents offset), the table
 /// of contents, and the TOKENS, STRINGS, FIELDS, FIELDSETS, PATHS and SPECS sections, all of them

@@ -1,3 +1,4 @@
+import ARSimMath
 /// Decoding of crate value representations (`ValueRep`: 64 bits of array, inlined and compressed
 /// flags, a type and a 48-bit payload that is either the value itself or a file offset).
 extension CrateFile {

@@ -1,3 +1,4 @@
+import ARSimMath
 /// A USDZ package: a zip archive as the USDZ specification restricts it — every entry stored
 /// (uncompressed, unencrypted), each entry's data starting at a multiple of 64 bytes from the start of
 /// the archive, the first entry being the root layer. No Zip64, no multi-disk archives.

@@ -8,7 +8,7 @@ extension ARSession {
   /// calling thread, with the map or an ``ARError``: ``ARError/Code/insufficientFeatures`` before the
   /// first tracked frame, while the world is not mapped (`worldMappingStatus` `.notAvailable`:
   /// initialising, or relocalising to an initial map) and when the tracker keeps no keyframes
-  /// (monocular and depth-only tracking make none).
+  /// (depth-only tracking makes none: its keyframes need images).
   public func getCurrentWorldMap(completionHandler: @escaping @Sendable (ARWorldMap?, (any Error)?) -> Void) {
     let result = locked { currentWorldMap() }
     let call = {
@@ -30,8 +30,8 @@ extension ARSession {
       let keyframes = tracker.worldKeyframes()
       guard frame.worldMappingStatus != .notAvailable, !keyframes.isEmpty else {
         let why =
-          tracker.mode != .rgbd
-          ? "\(tracker.mode.rawValue) tracking keeps no keyframes (world maps need rgbd)"
+          tracker.mode == .depth
+          ? "depth tracking keeps no keyframes (world maps need images: rgbd or mono)"
           : "the world is not mapped yet (\(frame.camera.trackingState))"
         return .failure(ARError(.insufficientFeatures, message: "no world map: " + why))
       }

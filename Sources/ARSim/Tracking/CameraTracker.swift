@@ -115,7 +115,11 @@ package final class CameraTracker {
     switch resolved.mode ?? .rgbd {
     case .rgbd:
       odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved, readoutTime: info.readoutTime)
-    case .mono: odometry = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
+    case .mono:
+      let mono = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
+      // A monocular session's scale is its own: the map must start it (its O is the map's world).
+      if let map { mono.awaitMap(map) }
+      odometry = mono
     case .depth:
       odometry = DepthOdometry(intrinsics: info.depthIntrinsics ?? info.intrinsics, options: resolved)
     }
@@ -209,12 +213,20 @@ package final class CameraTracker {
       isViewMapped: odometry.isMapped(result.oFromOptical), depth: masked)
   }
 
-  /// While a world map waits: locates the frame in it (when the odometry measured the frame); once
+  /// While a world map waits: locates the frame in it (when the odometry measured the frame; the
+  /// monocular odometry does it itself, ``MonoOdometry/awaitMap(_:)``); once
   /// ``TrackerOptions/Relocalization/mapAgreementFrames`` consecutive frames give map alignments (map
   /// world from O) that agree, takes their mean as the map's world and hands the map's keyframes to
   /// the odometry. True when it did.
   private func locateInMap(gray: GrayImage, depth: FrameDepth?, result: OdometryResult) -> Bool {
     guard let map = pendingMap else { return false }
+    if let mono = odometry as? MonoOdometry {
+      // The monocular odometry locates itself in the map it was started from (its O is the map's world).
+      guard mono.isLocatedInMap else { return false }
+      pendingMap = nil
+      mapWorldFromO = .identity
+      return true
+    }
     guard result.source != .prediction,
       let (mapFromOptical, _) = odometry.locate(gray: gray, depth: depth, in: map)
     else {

@@ -16,8 +16,9 @@ struct Keyframe {
   }
 }
 
-/// The RGB-D odometry's keyframes: ORB features with depth, made as the camera moves on, the oldest
-/// dropped beyond ``TrackerOptions/Relocalization/maxKeyframes``.
+/// The RGB-D and monocular odometries' keyframes: ORB features with depth (measured, or a tracked
+/// landmark's), made as the camera moves on, the oldest dropped beyond
+/// ``TrackerOptions/Relocalization/maxKeyframes``.
 struct KeyframeStore {
   let options: TrackerOptions.Relocalization
   let intrinsics: CameraIntrinsics
@@ -44,14 +45,16 @@ struct KeyframeStore {
   }
 
   /// Makes a keyframe of the frame at `oFromOptical` from its ORB features with a depth (`depthAt`
-  /// gives the usable z-depth of a pixel, or nil); none when too few have one.
+  /// gives the usable z-depth of a pixel, or nil); none when too few have one. `mask` (one byte per
+  /// pixel, non-zero where features may be) keeps ORB to where depths are known.
   mutating func add(
-    gray: GrayImage, oFromOptical: RigidTransform, time: Double, depthAt: (SIMD2<Float>) -> Double?
+    gray: GrayImage, oFromOptical: RigidTransform, time: Double, mask: [UInt8]? = nil,
+    depthAt: (SIMD2<Float>) -> Double?
   ) {
     let orb = FeatureDetector(
       method: .orb, maxFeatures: options.keyframeFeatures, threshold: Float(options.orbThreshold),
       pyramidLevels: 4, scaleFactor: 1.2)
-    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray) else { return }
+    guard let (keypoints, descriptors) = try? orb.detectAndDescribe(in: gray, mask: mask) else { return }
     var kept: [ORBDescriptor] = []
     var points: [SIMD3<Double>] = []
     for (keypoint, descriptor) in zip(keypoints, descriptors) {

@@ -1,3 +1,4 @@
+import ARSimMath
 import Foundation
 
 /// ARSim's world map file format, version 1 (``ARWorldMap/data()`` writes it, ``ARWorldMap/init(data:name:)``
@@ -230,23 +231,33 @@ enum MapArchive {
     mutating func f64(_ v: Double) { u64(v.bitPattern) }
   }
 
-  /// Checked little-endian reads; every failure is an ``ARError`` naming the file and the offset.
+  /// Checked little-endian reads over the shared ``ByteReader``; every failure is an ``ARError`` naming
+  /// the file and the offset.
   private struct Reader {
-    let bytes: [UInt8]
+    var base: ByteReader
     let name: String
-    var offset = 0
+
+    init(bytes: [UInt8], name: String) {
+      base = ByteReader(bytes)
+      self.name = name
+    }
+
+    var bytes: [UInt8] { base.bytes }
+    var offset: Int {
+      get { base.offset }
+      set { base.offset = newValue }
+    }
 
     func error(_ problem: String, at offset: Int) -> ARError {
       ARError(.invalidWorldMap, message: "\(name): byte \(offset): \(problem)")
     }
 
     mutating func integer<T: FixedWidthInteger>(_: T.Type, _ what: String) throws(ARError) -> T {
-      let size = MemoryLayout<T>.size
-      guard bytes.count - offset >= size else {
-        throw error("the file ends inside a \(what) (\(bytes.count) bytes)", at: offset)
+      do {
+        return try base.read(T.self)
+      } catch {
+        throw self.error("the file ends inside a \(what) (\(bytes.count) bytes)", at: offset)
       }
-      defer { offset += size }
-      return bytes.withUnsafeBytes { T(littleEndian: $0.loadUnaligned(fromByteOffset: offset, as: T.self)) }
     }
 
     mutating func u8(_ what: String) throws(ARError) -> UInt8 { try integer(UInt8.self, what) }
@@ -269,8 +280,8 @@ enum MapArchive {
     /// corrupt count cannot ask for an absurd allocation.
     mutating func count(minimumSize: Int, _ what: String) throws(ARError) -> Int {
       let raw = Int(try u32("\(what) count"))
-      guard raw <= (bytes.count - offset) / minimumSize else {
-        throw error("\(raw) \(what)s do not fit in the \(bytes.count - offset) bytes left", at: offset - 4)
+      guard raw <= base.remaining / minimumSize else {
+        throw error("\(raw) \(what)s do not fit in the \(base.remaining) bytes left", at: offset - 4)
       }
       return raw
     }

@@ -8,12 +8,16 @@ public enum ScaleSource: String, Sendable, Codable {
   case givenScale
   /// No scale information: the initial two-view baseline is one unit (not metres).
   case unscaled
+  /// An initial world map: the map was started from its keyframes' points, in the map's units.
+  case worldMap
 }
 
 /// Monocular visual odometry: a ``MonoInitializer`` until the map exists (rotation-only poses, then
 /// the two-view initialisation), then PnP against the map, new landmarks triangulated from each
 /// feature's first observation once the parallax is large enough, and a ``LocalBundleWindow``
-/// refining the recent keyframes. Times are booked by stage: `track` (pyramid and KLT), `pose` (the
+/// refining the recent keyframes. Keyframes for relocalisation (``KeyframeStore``) take ORB features
+/// at the tracked landmarks; after the camera was off or tracking was lost, a ``Relocalizer`` against
+/// them finds the pose and its PnP inliers restart the tracks and the map. Times are booked by stage: `track` (pyramid and KLT), `pose` (the
 /// rotation fit, the two-view initialisation, PnP), `map` (triangulation, bundle adjustment, new
 /// features).
 final class MonoOdometry: Odometry {
@@ -45,6 +49,32 @@ final class MonoOdometry: Odometry {
   private(set) var scale = 1.0
   private var window: LocalBundleWindow
   private var framesSinceKeyframe = 0
+  /// Keyframes for relocalisation (and world maps): ORB features whose points are the map's.
+  private var keyframes: KeyframeStore
+  private let relocalizer: Relocalizer
+  /// Frames since the camera was off or tracking was lost while no relocalisation succeeded; nil while
+  /// tracking runs frame to frame.
+  private var framesSinceLoss: Int?
+  /// The time of the frame being processed, seconds.
+  private var frameTime = 0.0
+  /// Whether an initial world map waits for its first location (``awaitMap(_:)``).
+  private var awaitingMap = false
+  /// After a relocalisation (in the world map or after a loss), until it is confirmed: how many
+  /// consecutive locations agreed with the tracked pose (``confirmLocation(gray:)``); nil otherwise.
+  private var agreements: Int?
+  /// Whether the frames have been located in the initial world map (``awaitMap(_:)``) and agreed
+  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` times: O is the map's world from the start.
+  private(set) var isLocatedInMap = false
+  /// The time the frames were last located in the world map after ``isLocatedInMap``, seconds.
+  private var lastMapCheck = -Double.infinity
+
+  /// How far, pixels, an ORB feature of a keyframe may be from a tracked landmark's pixel to take
+  /// that landmark's depth (ORB detects only that near the landmarks). ORB's FAST corners and the
+  /// tracks' Shi-Tomasi corners land on the same texture corners to within a pixel or two; 4 px
+  /// keeps 3 times as many features as 2 px (the tabletop's keyframes 323 against 125), which
+  /// relocalised a second session in 2 frames against 3, its anchors 2.3 cm from the first's
+  /// against 4.8; further off, a feature would sit on another surface at a depth edge.
+  static let keyframeAssociationPixels: Float = 4
 
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
     self.intrinsics = intrinsics
@@ -52,15 +82,22 @@ final class MonoOdometry: Odometry {
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
     initializer = MonoInitializer(options: options.monoInitialization, intrinsics: intrinsics)
     window = LocalBundleWindow(options: options.localBundle, intrinsics: intrinsics)
+    keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
+    relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
   }
 
   func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
+    frameTime = timestamp
     var clock = ContinuousClock.now
     let pyramid = tracks.pyramid(gray)
     defer {
       previousPyramid = pyramid
       frameIndex += 1
+    }
+    if awaitingMap {
+      lap(&timings.track, since: clock)
+      return locateInMap(gray: gray)
     }
     guard let previousPyramid, let pyramid else {
       if initialized {
@@ -101,8 +138,11 @@ final class MonoOdometry: Odometry {
     let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
     let opticalFromO = predicted.inverse
     if framesWithoutMeasurement > options.localBundle.maxPredictedFrames {
+      framesSinceLoss = framesSinceLoss ?? 0
+    }
+    if framesSinceLoss != nil {
       lap(&timings.track, since: clock)
-      return result(.relocalizing, .prediction, 0)
+      return recover(gray: gray)
     }
     let projector = tracks
     // Candidates have no depth yet: predict them at the median depth of the map.
@@ -128,7 +168,8 @@ final class MonoOdometry: Odometry {
       framesWithoutMeasurement += 1
       previousPose = pose
       pose = predicted
-      return result(.insufficientFeatures, .prediction, 0)
+      // While a relocalisation awaits confirmation, a frame without a pose is still relocalising.
+      return result(agreements == nil ? .insufficientFeatures : .relocalizing, .prediction, 0)
     }
     framesWithoutMeasurement = 0
     pose = solved.inverse
@@ -147,8 +188,192 @@ final class MonoOdometry: Odometry {
     }
     let quality: TrackingQuality =
       jumped ? .excessiveMotion : inliers >= options.normalInliers ? .normal : .insufficientFeatures
+    if agreements != nil {
+      // Only a frame tracked normally confirms (after a wrong location the tracks' landmarks, the
+      // keyframe's points, keep agreeing with it, but PnP on them keeps few inliers).
+      if quality == .normal { confirmLocation(gray: gray) }
+      // Unconfirmed, the pose may come from a wrong match: not reported as tracked.
+      if agreements != nil { return result(.relocalizing, .relocalization, inliers) }
+    } else if quality == .normal, isLocatedInMap {
+      followMap(gray: gray)
+    }
+    if quality == .normal, keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray) }
     return result(quality, .features, inliers)
   }
+
+  // MARK: Initial world map
+
+  /// Once located in the world map: where its keyframes cover the view, at most every
+  /// ``TrackerOptions/LoopClosure/checkInterval``, the frame is located in them again and, with
+  /// ``TrackerOptions/normalInliers`` PnP inliers, the tracks and landmarks restart from the map's
+  /// points (``restart(from:gray:)``). Monocular tracking drifts in scale (0.98 against the map's
+  /// 0.97 on the tabletop); the map's points hold it to the map's.
+  private func followMap(gray: GrayImage) {
+    guard frameTime - lastMapCheck >= options.loopClosure.checkInterval, keyframes.covers(pose) else {
+      return
+    }
+    lastMapCheck = frameTime
+    guard let found = located(gray, mapOnly: true), found.inliers >= options.normalInliers else { return }
+    restart(from: found, gray: gray)
+    agreements = nil  // a location in the map the frames are tracked in already: nothing to confirm
+  }
+
+  /// Starts from a world map (its keyframes in its world): O is the map's world, the keyframes are
+  /// adopted, and instead of the two-view initialisation each frame is located in the map until one
+  /// is; the map is then started from that location's PnP inliers (in the map's units:
+  /// ``ScaleSource/worldMap``), and the tracked frames that follow are located again until
+  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` in a row agree with their tracked pose
+  /// (``isLocatedInMap``). A monocular session has no metric scale of its own to align a map with
+  /// afterwards, so the map must start it.
+  func awaitMap(_ map: [Keyframe]) {
+    keyframes.adopt(map)
+    awaitingMap = true
+  }
+
+  /// Before the map exists, with a world map waiting: the frame located in it starts the map there
+  /// (``restart(from:gray:)``).
+  private func locateInMap(gray: GrayImage) -> OdometryResult {
+    guard let found = located(gray, asPose: true) else { return result(.relocalizing, .prediction, 0) }
+    restart(from: found, gray: gray)
+    initialized = true
+    awaitingMap = false
+    scaleSource = .worldMap
+    return result(.relocalizing, .relocalization, found.inliers)
+  }
+
+  /// A tracked frame while a relocalisation awaits confirmation (one location alone may be a wrong
+  /// match: monocular relocalisation has no depth to check it against): located again (in the world
+  /// map's keyframes while it waits, else in all), it agrees when within
+  /// ``TrackerOptions/Relocalization/mapAgreementTranslation`` and
+  /// ``TrackerOptions/Relocalization/mapAgreementDegrees`` of its tracked pose, and
+  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` agreeing in a row confirm it (and the map's
+  /// location, ``isLocatedInMap``); a location elsewhere restarts from it.
+  private func confirmLocation(gray: GrayImage) {
+    let waitingMap = keyframes.adopted > 0 && !isLocatedInMap
+    guard let agreed = agreements, let found = located(gray, mapOnly: waitingMap) else { return }
+    let limits = options.relocalization
+    let step = pose.inverse * found.oFromOptical
+    guard
+      simd_length(step.translation) <= limits.mapAgreementTranslation
+        && step.angle <= limits.mapAgreementDegrees * .pi / 180
+    else {
+      restart(from: found, gray: gray)
+      return
+    }
+    if agreed + 1 >= limits.mapAgreementFrames {
+      agreements = nil
+      if waitingMap { isLocatedInMap = true }
+    } else {
+      agreements = agreed + 1
+    }
+  }
+
+  // MARK: Keyframes and relocalisation
+
+  /// The frame located against the keyframes (only the world map's with `mapOnly`), its time booked as
+  /// recognition, and as the frame's pose with `asPose` (when locating is what measures the pose).
+  private func located(_ gray: GrayImage, mapOnly: Bool = false, asPose: Bool = false) -> Relocalizer
+    .Location?
+  {
+    let start = ContinuousClock.now
+    defer {
+      lap(&timings.recognition, since: start)
+      if asPose { lap(&timings.pose, since: start) }
+    }
+    let candidates = mapOnly ? keyframes.keyframes[..<keyframes.adopted] : keyframes.keyframes[...]
+    return relocalizer.locate(gray: gray, against: candidates, seed: options.seed &+ UInt64(frameIndex))
+  }
+
+  /// The camera was off: the motion since the last frame is unknown. Once the map exists the next
+  /// frames relocalise against the keyframes; before, the two-view initialisation restarts.
+  func cameraWasOff() {
+    if initialized {
+      framesSinceLoss = 0
+    } else {
+      previousPyramid = nil
+    }
+  }
+
+  /// After the camera was off or tracking was lost: the frame located against every keyframe; on
+  /// success the tracks and the map restart from its PnP inliers (``restart(from:gray:)``), else the
+  /// frame is `relocalizing` with the last pose held. Without depth there is no map to carry on from
+  /// without a location, so, unlike RGB-D, it keeps trying.
+  private func recover(gray: GrayImage) -> OdometryResult {
+    guard let found = located(gray, asPose: true) else {
+      framesSinceLoss = (framesSinceLoss ?? 0) + 1
+      previousPose = pose
+      return result(.relocalizing, .prediction, 0)
+    }
+    restart(from: found, gray: gray)
+    return result(.relocalizing, .relocalization, found.inliers)
+  }
+
+  /// Resumes tracking at a location, to be confirmed (``confirmLocation(gray:)``): the pose from rest, the old tracks dropped (their landmarks
+  /// retired, still tying the bundle window's keyframes), new tracks at the PnP inliers' pixels with
+  /// their keyframe points as landmarks, and new candidates around them.
+  private func restart(from location: Relocalizer.Location, gray: GrayImage) {
+    framesSinceLoss = nil
+    agreements = 1
+    framesWithoutMeasurement = 0
+    pose = location.oFromOptical
+    previousPose = nil
+    for (id, p) in landmarks { retired[id] = p }
+    landmarks.removeAll()
+    candidates.removeAll()
+    tracks.removeAll()
+    for match in location.matches {
+      tracks.append(nextID, match.pixel)
+      landmarks[nextID] = match.point
+      nextID += 1
+    }
+    addCandidates(gray: gray)
+  }
+
+  /// Makes a keyframe of the frame: its ORB features, detected only around the tracked landmarks'
+  /// pixels, that lie on one (``keyframeAssociationPixels``) take that landmark's depth.
+  private func addKeyframe(gray: GrayImage) {
+    let start = ContinuousClock.now
+    defer { lap(&timings.recognition, since: start) }
+    let opticalFromO = pose.inverse
+    var seen: [(pixel: SIMD2<Float>, depth: Double)] = []
+    let radius = Self.keyframeAssociationPixels
+    let reach = Int(radius.rounded(.up))
+    var mask = [UInt8](repeating: 0, count: gray.width * gray.height)
+    for (i, id) in tracks.ids.enumerated() {
+      guard let p = landmarks[id], case let z = opticalFromO.apply(to: p).z, z > 0 else { continue }
+      let pixel = tracks.pixels[i]
+      seen.append((pixel, z))
+      let x = Int(pixel.x.rounded())
+      let y = Int(pixel.y.rounded())
+      guard x >= 0, y >= 0, x < gray.width, y < gray.height else { continue }
+      for row in max(0, y - reach)...min(gray.height - 1, y + reach) {
+        for column in max(0, x - reach)...min(gray.width - 1, x + reach) {
+          mask[row * gray.width + column] = 255
+        }
+      }
+    }
+    keyframes.add(gray: gray, oFromOptical: pose, time: frameTime, mask: mask) { pixel in
+      var best: (distance: Float, depth: Double)?
+      for landmark in seen {
+        let distance = simd_length(landmark.pixel - pixel)
+        if distance <= radius, distance < best?.distance ?? .infinity { best = (distance, landmark.depth) }
+      }
+      return best?.depth
+    }
+  }
+
+  var mapKeyframes: [Keyframe] { keyframes.keyframes }
+
+  func locate(gray: GrayImage, depth _: FrameDepth?, in map: [Keyframe]) -> (
+    mapFromOptical: RigidTransform, inliers: Int
+  )? {
+    relocalizer.relocalize(gray: gray, against: map[...], seed: options.seed &+ UInt64(frameIndex))
+      .map { ($0.oFromOptical, $0.inliers) }
+  }
+
+  func adopt(_ map: [Keyframe]) { keyframes.adopt(map) }
+
+  func isMapped(_ oFromOptical: RigidTransform) -> Bool? { keyframes.covers(oFromOptical) }
 
   private func result(_ quality: TrackingQuality, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0) } }

@@ -7,6 +7,18 @@ struct Relocalizer {
   let options: TrackerOptions.Relocalization
   let intrinsics: CameraIntrinsics
 
+  /// A frame located against keyframes.
+  struct Location {
+    /// O from the frame's optical frame.
+    var oFromOptical: RigidTransform
+    /// The PnP inliers: each one's pixel in the frame and its keyframe point in O.
+    var matches: [(pixel: SIMD2<Float>, point: SIMD3<Double>)]
+    /// The index of the keyframe that located it.
+    var keyframe: Int
+    /// How many PnP inliers.
+    var inliers: Int { matches.count }
+  }
+
   /// O from the frame's optical frame and the PnP inliers, or nil when no keyframe agrees.
   /// `depthAt` gives the frame's usable z-depth at a pixel (nil where unknown, or always nil without
   /// depth): where it exists a pose is kept only when most inliers' depths agree with it
@@ -18,12 +30,20 @@ struct Relocalizer {
   )
     -> (oFromOptical: RigidTransform, inliers: Int)?
   {
+    locate(gray: gray, against: keyframes, seed: seed, depthAt: depthAt).map { ($0.oFromOptical, $0.inliers) }
+  }
+
+  /// ``relocalize(gray:against:seed:depthAt:)`` with the PnP inliers: what a front end without depth
+  /// (monocular) restarts its tracks and landmarks from.
+  func locate(
+    gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }
+  ) -> Location? {
     guard !keyframes.isEmpty, let (keypoints, descriptors) = features(in: gray) else { return nil }
     let candidates = Array(keyframes.indices.reversed().prefix(options.recognizedKeyframes))
     return locate(
       keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates, seed: seed,
-      depthAt: depthAt
-    ).map { ($0.oFromOptical, $0.inliers) }
+      depthAt: depthAt)
   }
 
   /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:)``
@@ -39,12 +59,11 @@ struct Relocalizer {
 
   /// Locates a frame, given its ORB features, against the `candidates` (indices into `keyframes`):
   /// each scored by its cross-checked matches, then PnP RANSAC on the best-scored as in
-  /// ``relocalize(gray:against:seed:depthAt:)``. Returns O from the frame's optical frame, the PnP
-  /// inliers and the index of the keyframe that located it.
+  /// ``relocalize(gray:against:seed:depthAt:)``.
   func locate(
     keypoints: [Keypoint], descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>,
     candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?
-  ) -> (oFromOptical: RigidTransform, inliers: Int, keyframe: Int)? {
+  ) -> Location? {
     // Place recognition: every candidate keyframe scored by its matches.
     var ranked: [(index: Int, matches: [DescriptorMatch])] = []
     for index in candidates {
@@ -81,7 +100,10 @@ struct Relocalizer {
         if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
       }
       guard depthAgrees(measured: measured, agreeing: agreeing) else { continue }
-      return (RigidTransform(found).inverse, mask.count(where: { $0 }), index)
+      let inliers = zip(matches, mask).filter(\.1).map { match, _ in
+        (pixel: keypoints[match.a].position, point: keyframe.points[match.b])
+      }
+      return Location(oFromOptical: RigidTransform(found).inverse, matches: inliers, keyframe: index)
     }
     return nil
   }

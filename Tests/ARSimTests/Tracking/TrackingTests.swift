@@ -147,15 +147,40 @@ func trackingError(
   /// After a pause the camera has moved: the session reports relocalizing until it recognises the
   /// scene against its keyframes, then normal, in the same world as before.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func resumesAfterAPause() throws {
+    let (ate, _) = try Self.pauseAndResume("tabletop", mode: nil, frames: 20)
+    #expect(ate.rmse < 0.015, "ATE \(ate.rmse) m")
+  }
+
+  /// The same in monocular tracking (the tabletop's images without its depth): the keyframes' ORB
+  /// features take the tracked landmarks' depths, and the relocalised pose's PnP inliers restart the
+  /// tracks and the map in the same world (and scale), confirmed over 3 frames. A pause of 5 frames
+  /// (the camera moves about 13 cm and 10°). Not met yet: after 20 frames, as RGB-D recovers from,
+  /// the view shares fewer than 20 cross-checked matches with any monocular keyframe and the session
+  /// stays relocalizing; on tabletop-mono (no depth at all) it does not recover after 5 either; and
+  /// the ATE across the pause is 2.3 cm (Sim(3)), not RGB-D's 1.5.
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func monocularResumesAfterAPause() throws {
+    let (ate, frames) = try Self.pauseAndResume("tabletop", mode: .mono, frames: 5)
+    #expect(frames <= 10, "normal again \(frames) frames after the resume")
+    #expect(ate.rmse < 0.03, "Sim(3) ATE \(ate.rmse) m")
+  }
+
+  /// Replays `name`, paused at 6 s for `frames` frames (the camera moves on), and checks the resumed frames:
+  /// relocalizing, then normal to the end. Returns the ATE over the frames before the pause and after
+  /// recovery (one world throughout: one trajectory; Sim(3) in monocular mode) and how many frames
+  /// after the resume the first normal one came.
+  static func pauseAndResume(_ name: String, mode: TrackerOptions.Mode?, frames: Int) throws -> (
+    ErrorStatistics, Int
+  ) {
     let session = ARSession()
     let collector = FrameCollector()
     session.delegate = collector
     let configuration = ARWorldTrackingConfiguration()
+    configuration.tracking.mode = mode
     session.run(configuration)
-    let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"))
+    let replay = try ARReplay(session: session, recording: Datasets.path(name))
     try replay.step(through: 6.0)
     session.pause()
-    try replay.step(frames: 20)
+    try replay.step(frames: frames)
     session.run(configuration)
     while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
@@ -163,11 +188,11 @@ func trackingError(
     let recovered = try #require(resumed.firstIndex { $0.state == .normal }, "recovers")
     #expect(resumed[recovered].timestamp - resumed.first!.timestamp < 1.0)
     #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
-    // One world throughout: the frames before the pause and after recovery fit one trajectory.
     let recoveredIndex = resumed[recovered].frameIndex
     let ate = try trackingError(
-      collector.records.filter { $0.timestamp <= 6.0 + 1e-6 || $0.frameIndex >= recoveredIndex }, in: session)
-    #expect(ate.rmse < 0.015, "ATE \(ate.rmse) m")
+      collector.records.filter { $0.timestamp <= 6.0 + 1e-6 || $0.frameIndex >= recoveredIndex }, in: session,
+      scale: mode == .mono)
+    return (ate, recovered - resumed.startIndex)
   }
 }
 

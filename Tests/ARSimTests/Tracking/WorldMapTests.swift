@@ -8,10 +8,11 @@ import Testing
 /// s of the orbit), makes the map; B, frames 60-151 (4 to 10 s), starts from it.
 @Suite struct WorldMapTests {
   /// A session over `frames` of the tabletop, with planes and `map`; the collector holds ground truth.
-  static func replay(_ frames: Range<Int>, map: ARWorldMap? = nil, anchorAt: Int? = nil) throws -> (
-    ARSession, FrameCollector
-  ) {
+  static func replay(
+    _ frames: Range<Int>, map: ARWorldMap? = nil, anchorAt: Int? = nil, mode: TrackerOptions.Mode? = nil
+  ) throws -> (ARSession, FrameCollector) {
     let configuration = ARWorldTrackingConfiguration()
+    configuration.tracking.mode = mode
     configuration.planeDetection = [.horizontal, .vertical]
     configuration.initialWorldMap = map
     let session = ARSession()
@@ -46,18 +47,51 @@ import Testing
     return try #require(answer.map)
   }
 
-  /// Session world from the ground-truth world, from a session's normal frames (SE(3) alignment).
-  static func alignment(_ records: [FrameCollector.Record]) throws -> Similarity {
+  /// Session world from the ground-truth world, from a session's normal frames (SE(3) alignment; Sim(3)
+  /// with `scale`).
+  static func alignment(_ records: [FrameCollector.Record], scale: Bool = false) throws -> Similarity {
     let tracked = records.filter { $0.state == .normal && $0.groundTruth != nil }
     let reference = Trajectory(timestamps: tracked.map(\.timestamp), poses: tracked.map { $0.groundTruth! })
     let estimate = Trajectory(
       timestamps: tracked.map(\.timestamp),
       poses: tracked.map { RigidTransform(matrix: $0.transform) * opticalFromCamera })
-    return try absoluteTrajectoryError(reference: reference, estimate: estimate).alignment
+    return try absoluteTrajectoryError(
+      reference: reference, estimate: estimate, options: AbsoluteErrorOptions(alignment: scale ? .sim3 : .se3)
+    ).alignment
   }
 
   @Test(.enabled(if: Datasets.exists("tabletop"))) func secondSessionResumesInTheFirstOnesWorld() throws {
-    let (first, firstLog) = try Self.replay(0..<100, anchorAt: 80)
+    let (ate, anchors) = try Self.secondSession(mode: nil)
+    #expect(ate <= 0.01, "ATE in the map's world \(ate) m")
+    #expect(
+      anchors.metres <= 0.01 && anchors.degrees <= 0.5,
+      "anchors off by \(anchors.metres) m, \(anchors.degrees) degrees")
+  }
+
+  /// The same in monocular tracking (the tabletop's images only): the map starts B's monocular map,
+  /// in the map's scale, and B's tracks restart from the map's points where its keyframes cover the
+  /// view. In A's units (its scale from the first depth frame, 0.97 of the truth's), the ATE through
+  /// A's Sim(3) alignment.
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func monocularSecondSessionResumesInTheFirstOnesWorld()
+    throws
+  {
+    let (ate, anchors) = try Self.secondSession(mode: .mono)
+    // 1.6 cm and 2.3 cm, 0.22° (release; Tools/worldmap-figures.sh with --mode mono): issue 16's 1 cm is
+    // not met in monocular tracking, whose B drifts from the map between its checks against it.
+    #expect(ate <= 0.02, "ATE in the map's world \(ate) m")
+    #expect(
+      anchors.metres <= 0.03 && anchors.degrees <= 0.5,
+      "anchors off by \(anchors.metres) m, \(anchors.degrees) degrees")
+  }
+
+  /// A makes the map (frames 0-99, an anchor at frame 80), B (frames 60-151) starts from it in `mode`;
+  /// checks B relocalises within 10 frames and restores the anchors. Returns B's ATE in the map's world
+  /// (through A's alignment to the truth) and the anchors' worst distance and angle, in B's camera
+  /// against A's, on the frames both tracked.
+  static func secondSession(mode: TrackerOptions.Mode?) throws -> (
+    ate: Double, anchors: (metres: Double, degrees: Double)
+  ) {
+    let (first, firstLog) = try Self.replay(0..<100, anchorAt: 80, mode: mode)
     let saved = try Self.map(of: first)
     #expect(
       saved.keyframeCount >= 10 && saved.anchors.count >= 3,
@@ -67,7 +101,7 @@ import Testing
     let map = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: ARWorldMap.self, from: archive))
     #expect(map.data() == saved.data())
 
-    let (second, secondLog) = try Self.replay(60..<152, map: map)
+    let (second, secondLog) = try Self.replay(60..<152, map: map, mode: mode)
     let records = secondLog.records
     // B's first view is one A saw: relocalised within 10 frames, relocalizing until then.
     let found = try #require(records.firstIndex { $0.state == .normal }, "relocalises")
@@ -83,14 +117,13 @@ import Testing
     #expect(restored.contains { $0.name == "cup" })
 
     // The second trajectory in the map's world, against the truth through A's alignment.
-    let groundFromA = try Self.alignment(firstLog.records)
+    let groundFromA = try Self.alignment(firstLog.records, scale: mode == .mono)
     let tracked = records[found...].filter { $0.groundTruth != nil }
     let errors = tracked.map {
       simd_distance(
         groundFromA.apply(to: RigidTransform(matrix: $0.transform).translation), $0.groundTruth!.translation)
     }
     let ate = (errors.map { $0 * $0 }.reduce(0, +) / Double(errors.count)).squareRoot()
-    #expect(ate <= 0.01, "ATE in the map's world \(ate) m")
     // Each anchor shows where A had it: on the frames both sessions saw (60-99), its pose in B's
     // camera against its pose in A's camera.
     let firstCamera = Dictionary(uniqueKeysWithValues: firstLog.records.map { ($0.frameIndex, $0.transform) })
@@ -104,10 +137,8 @@ import Testing
         worst.degrees = max(worst.degrees, (inA.rotation.conjugate * inB.rotation).angle * 180 / .pi)
       }
     }
-    #expect(
-      worst.metres <= 0.01 && worst.degrees <= 0.5,
-      "anchors off by \(worst.metres) m, \(worst.degrees) degrees")
     #expect(second.anchors.contains { $0.identifier == map.anchors[0].identifier })
+    return (ate, worst)
   }
 
   @Test(.enabled(if: Datasets.exists("tabletop"))) func viewNeverMappedStaysRelocalizing() throws {
