@@ -1,6 +1,6 @@
 /// Depth-only odometry (`--mode depth`): each depth map is aligned by point-to-plane ICP
 /// (``DepthAlignment``) to the current keyframe's depth map, the model it is tracked against,
-/// starting from the constant-velocity prediction; a new keyframe is taken once the camera has
+/// starting from the last pose; a new keyframe is taken once the camera has
 /// moved 4 cm or 4 degrees from it, or the overlap falls. Tracking against a keyframe rather than
 /// the previous frame keeps the error from growing with the frame rate. Reads no image, so
 /// recordings without colour (or rooms without texture) replay. Depth is used at its own
