@@ -6,7 +6,9 @@
 // point c at the pixel where q projects. The residual is r = m . (c - q) (equal to
 // n . (T^-1 c - p)), and its Jacobian with respect to xi = (omega, v) is J = [(m x c)^T, -m^T].
 // An optional prior holds R near the initial rotation R0 (a gyroscope's, say): it adds
-// lambda |log(R R0^T)|^2, lambda = rotation_prior_weight * sum(w), to the cost.
+// lambda |log(R R0^T)|^2, lambda = rotation_prior_weight * sum(w), to the cost; another holds t
+// near the initial t0 (an accelerometer's prediction, say): mu |t - t0|^2, mu =
+// translation_prior_weight * sum(w) (first order in the increment: t + v - t0).
 //
 // Speed: depth maps are copied once into float buffers in which 0 marks an invalid pixel;
 // reference points and normals are computed once per level; the association loop handles four
@@ -255,6 +257,10 @@ void validate(const cv_depth_align_params &p) {
     fail(CV_ERR_INVALID_ARGUMENT, "params.rotation_prior_weight must be finite and non-negative (got %g)",
          p.rotation_prior_weight);
   }
+  if (!std::isfinite(p.translation_prior_weight) || p.translation_prior_weight < 0) {
+    fail(CV_ERR_INVALID_ARGUMENT, "params.translation_prior_weight must be finite and non-negative (got %g)",
+         p.translation_prior_weight);
+  }
   if (p.normal_radius < 1 || p.normal_radius > 16) {
     fail(CV_ERR_INVALID_ARGUMENT, "params.normal_radius must be in 1...16 (got %d)", p.normal_radius);
   }
@@ -286,6 +292,9 @@ extern "C" int32_t cv_depth_align(const float *reference_depth, const float *cur
     }
     const Eigen::Matrix3d prior_rotation = T.R;
     const bool rotation_prior = initial_current_from_reference != nullptr && params.rotation_prior_weight > 0;
+    const Eigen::Vector3d prior_translation = T.t;
+    const bool translation_prior =
+        initial_current_from_reference != nullptr && params.translation_prior_weight > 0;
 
     // The finest level that iterates is where the result is measured.
     int final_level = 0;
@@ -339,6 +348,11 @@ extern "C" int32_t cv_depth_align(const float *reference_depth, const float *cur
           const Eigen::AngleAxisd away(T.R * prior_rotation.transpose());
           H.topLeftCorner<3, 3>().diagonal().array() += lambda;
           g.head<3>() += lambda * away.angle() * away.axis();
+        }
+        if (translation_prior) {
+          const double mu = params.translation_prior_weight * last.weight;
+          H.bottomRightCorner<3, 3>().diagonal().array() += mu;
+          g.tail<3>() += mu * (T.t - prior_translation);
         }
         // A tiny damping keeps directions the geometry leaves free from moving; it does not
         // change the fixed point (g = 0) of the iteration.

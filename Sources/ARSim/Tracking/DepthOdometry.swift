@@ -1,13 +1,18 @@
 /// Depth-only odometry (`--mode depth`): each depth map is aligned by point-to-plane ICP
 /// (``DepthAlignment``) to the current keyframe's depth map, the model it is tracked against,
-/// starting from the constant-velocity prediction; a new keyframe is taken once the camera has
+/// starting from the last pose; a new keyframe is taken once the camera has
 /// moved 4 cm or 4 degrees from it, or the overlap falls. Tracking against a keyframe rather than
 /// the previous frame keeps the error from growing with the frame rate. Reads no image, so
 /// recordings without colour (or rooms without texture) replay. Depth is used at its own
 /// resolution with its own intrinsics; low-confidence pixels arrive already masked (NaN). With a
 /// gyroscope, the rotation integrated from it since the last frame predicts the rotation and holds
 /// it by a prior (`TrackerOptions.DepthOnly.gyroscopeWeight`): on phone depth the alignment's own
-/// rotation is the larger error.
+/// rotation is the larger error. The translation goes through a ``PositionFilter``: smoothed against
+/// the alignment's frame-to-frame noise (a centimetre on phone depth), and, once gravity in the
+/// odometry frame is known (``GravityEstimator`` over the tracked poses and the accelerometer), driven
+/// by the gravity-compensated accelerometer, whose prediction starts the alignment and holds it
+/// by a prior (`TrackerOptions.DepthOnly.accelerometerWeight`) in the directions the geometry
+/// leaves free. Keyframes are taken at the filtered pose.
 final class DepthOdometry: Odometry {
   private let intrinsics: CameraIntrinsics
   private let depthOnly: TrackerOptions.DepthOnly
@@ -17,7 +22,24 @@ final class DepthOdometry: Odometry {
   private var velocity = RigidTransform.identity
   private var lostFrames = 0
   private var gyroscope = GyroIntegrator()
+  /// The translation's filter (from the first depth map on).
+  private var filter: PositionFilter?
+  /// Gravity in the odometry frame, from the tracked poses and the accelerometer.
+  private var gravity = GravityEstimator()
+  /// Inertial samples since the last frame.
+  private var samples: [IMUSample] = []
+  private var lastTimestamp: Double?
   private(set) var timings = StageTimings()
+
+  /// Standard gravity, m/s².
+  private static let standardGravity = 9.80665
+  /// A gravity estimate whose magnitude is further than this from standard gravity (m/s²) is not
+  /// used: the poses behind it are wrong (a phone accelerometer's scale is within a percent).
+  private static let gravityMagnitudeTolerance = 0.3
+  /// Seconds of samples a gravity estimate needs before it is used.
+  private static let minGravitySeconds = 1.0
+  /// Frames without a measurement after which the motion is no longer carried on.
+  private static let maxCarriedFrames = 5
 
   /// - Parameter intrinsics: the depth maps' intrinsics.
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
@@ -35,29 +57,52 @@ final class DepthOdometry: Odometry {
     self.parameters = parameters
   }
 
-  /// Adds the inertial samples recorded up to the next frame (only their angular rates are used).
-  func add(_ samples: [IMUSample]) { gyroscope.add(samples) }
+  /// Adds the inertial samples recorded up to the next frame.
+  func add(_ samples: [IMUSample]) {
+    gyroscope.add(samples)
+    self.samples += samples
+  }
 
-  /// The camera was off: the gyroscope's turn across the gap is not used (the next frame is
-  /// predicted as without a gyroscope).
-  func cameraWasOff() { gyroscope.reset() }
+  /// The camera was off: the gyroscope's turn and the accelerometer across the gap are not used
+  /// (the next frame is predicted as without them).
+  func cameraWasOff() {
+    gyroscope.reset()
+    gravity.breakChain()
+    lastTimestamp = nil
+  }
 
   func process(gray _: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
     let start = ContinuousClock.now
     defer { lap(&timings.pose, since: start) }
     let turn = gyroscope.rotation(at: timestamp)
-    guard let depth = depth?.map else { return predicted(turn: turn) }
+    let samples = self.samples
+    self.samples = []
+    let dt = lastTimestamp.map { timestamp - $0 } ?? 0
+    lastTimestamp = timestamp
+    let acceleration = self.acceleration(samples, rotation: turn.map { pose.rotation * $0 } ?? pose.rotation)
+    filter?.predict(dt: dt, acceleration: acceleration)
+    guard let depth = depth?.map else {
+      gravity.breakChain()
+      return predicted(turn: turn)
+    }
     guard let keyframe else {
       self.keyframe = (depth, pose)
+      filter = PositionFilter(position: pose.translation, noise: PositionFilter.Noise())
+      gravity.add(time: timestamp, oFromOptical: pose, samples: samples)
       return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])
     }
-    // Start from the last pose, not the constant-velocity prediction: on recorded phone depth the
-    // prediction's overshoot survives the ICP's stopping rule (ATE 8.8 cm against 7.3 cm on
-    // stray-demo2); the velocity only carries frames without a measurement.
-    // With the gyroscope's turn the rotation is predicted too, and held by the prior.
+    // Without the accelerometer, start from the last pose, not the constant-velocity prediction:
+    // on recorded phone depth the prediction's overshoot survives the ICP's stopping rule (ATE 8.8
+    // cm against 7.3 cm on stray-demo2), and on a single plane the directions it leaves free would
+    // keep the velocity for ever. With it, start from the filter's prediction and hold it there by
+    // the prior. With the gyroscope's turn the rotation is predicted too, and held by its prior.
     var parameters = parameters
     var guess = pose
+    if acceleration != nil, let filter {
+      guess.translation = filter.position
+      parameters.translationPriorWeight = depthOnly.accelerometerWeight
+    }
     if let turn, depthOnly.gyroscopeWeight > 0 {
       guess.rotation = pose.rotation * turn
       parameters.rotationPriorWeight = depthOnly.gyroscopeWeight
@@ -68,8 +113,17 @@ final class DepthOdometry: Odometry {
         reference: keyframe.depth, current: depth, intrinsics: intrinsics, initial: initial,
         parameters: parameters),
       aligned.inlierFraction > depthOnly.minInlierFraction
-    else { return predicted(turn: turn) }
-    let measured = keyframe.oFromOptical * RigidTransform(aligned.currentFromReference).inverse
+    else {
+      gravity.breakChain()
+      return predicted(turn: turn)
+    }
+    var measured = keyframe.oFromOptical * RigidTransform(aligned.currentFromReference).inverse
+    if var filter {
+      filter.update(measured: measured.translation, dt: dt)
+      measured.translation = filter.position
+      self.filter = filter
+    }
+    gravity.add(time: timestamp, oFromOptical: measured, samples: samples)
     velocity = pose.inverse * measured
     pose = measured
     lostFrames = 0
@@ -87,16 +141,36 @@ final class DepthOdometry: Odometry {
     return OdometryResult(oFromOptical: pose, quality: quality, source: .depth, inliers: 0, landmarks: [])
   }
 
-  /// No measurement: carry the motion on for a few frames, then hold the position; the rotation
-  /// follows the gyroscope's `turn` when there is one.
+  /// The camera's acceleration in the odometry frame over the last interval (m/s²): the mean
+  /// specific force of `samples`, less the estimated bias, turned by `rotation` (the frame's predicted
+  /// orientation) and with the estimated gravity added; nil without accelerometer samples or
+  /// `accelerometerWeight`, or while gravity in the odometry frame is not known well enough.
+  private func acceleration(_ samples: [IMUSample], rotation: simd_quatd) -> SIMD3<Double>? {
+    let forces = samples.compactMap(\.acceleration)
+    guard depthOnly.accelerometerWeight > 0, !forces.isEmpty, let estimate = gravity.estimate,
+      estimate.seconds >= Self.minGravitySeconds,
+      estimate.uncertaintyDegrees < depthOnly.maxGravityUncertaintyDegrees,
+      abs(simd_length(estimate.gravity) - Self.standardGravity) < Self.gravityMagnitudeTolerance
+    else { return nil }
+    let mean = forces.reduce(SIMD3<Double>.zero, +) / Double(forces.count)
+    return rotation.act(mean - estimate.bias) + estimate.gravity
+  }
+
+  /// No measurement: carry the motion on for a few frames (the filter's prediction), then hold the
+  /// position; the rotation follows the gyroscope's `turn` when there is one.
   private func predicted(turn: simd_quatd?) -> OdometryResult {
     lostFrames += 1
-    if lostFrames > 5 { velocity = .identity }
+    let lost = lostFrames > Self.maxCarriedFrames
+    if lost {
+      velocity = .identity
+      filter?.stop()
+    }
     let last = pose
     pose = pose * velocity
     if let turn, depthOnly.gyroscopeWeight > 0 { pose.rotation = last.rotation * turn }
+    if let filter { pose.translation = filter.position }
     return OdometryResult(
-      oFromOptical: pose, quality: lostFrames > 5 ? .relocalizing : .excessiveMotion, source: .prediction,
+      oFromOptical: pose, quality: lost ? .relocalizing : .excessiveMotion, source: .prediction,
       inliers: 0, landmarks: [])
   }
 }

@@ -204,6 +204,18 @@ extension TrackerOptions {
     /// (0.04 against 0.35 degrees over 5 frames on a real iPhone session). 0 ignores the gyroscope.
     /// Default 100.
     public var gyroscopeWeight = 100.0
+    /// With an accelerometer, once gravity in the odometry frame is known to within
+    /// `maxGravityUncertaintyDegrees`, the weight of the translation predicted from it (a position
+    /// filter driven by the gravity-compensated accelerometer) against the depth alignment's (per
+    /// unit of inlier weight, see the alignment's translation prior): directions the geometry leaves
+    /// free, sliding along a wall or a table, follow the accelerometer instead of standing still.
+    /// 0.01 holds such directions while a surface facing the motion with a few percent of the
+    /// points outweighs it. 0 ignores the accelerometer. Default 0.01.
+    public var accelerometerWeight = 0.01
+    /// The accelerometer predicts the translation only while the uncertainty of gravity's direction
+    /// in the odometry frame (`GravityEstimator`) is below this, degrees: a one-degree error is an
+    /// acceleration of 0.17 m/s², a centimetre in a third of a second. Default 1.
+    public var maxGravityUncertaintyDegrees = 1.0
 
     /// The defaults.
     public init() {}

@@ -58,13 +58,20 @@ package enum DepthAlignment {
     /// point-to-plane residual of √`rotationPriorWeight` metres. Ignored without `initial`.
     /// Default 0 (no prior).
     package var rotationPriorWeight: Double = 0
+    /// Weight (>= 0) of a prior holding the translation at `initial`'s (one predicted from an
+    /// accelerometer, say): the cost gains `translationPriorWeight` · Σw · |t − t₀|² (metres), as
+    /// strong per unit of inlier weight as the residuals of a surface with that fraction of its
+    /// points facing the motion, so directions the geometry leaves free (sliding along a wall) stay
+    /// at `initial`'s. Ignored without `initial`. Default 0 (no prior).
+    package var translationPriorWeight: Double = 0
 
     /// Creates parameters; omitted arguments take the defaults (`Parameters()` is all defaults).
     package init(
       levels: Int = 3, iterationsPerLevel: [Int] = [6, 10, 15], maxDistance: Double = 0.1,
       maxNormalAngleDegrees: Double = 30, stride: Int = 2, minDepth: Double = 0.1, maxDepth: Double = 10,
       robustLoss: RobustLoss = .huber, robustScale: Double = 0.02, stopTranslation: Double = 1e-4,
-      stopRotationDegrees: Double = 0.01, normalRadius: Int = 2, rotationPriorWeight: Double = 0
+      stopRotationDegrees: Double = 0.01, normalRadius: Int = 2, rotationPriorWeight: Double = 0,
+      translationPriorWeight: Double = 0
     ) {
       self.levels = levels
       self.iterationsPerLevel = iterationsPerLevel
@@ -79,11 +86,13 @@ package enum DepthAlignment {
       self.stopRotationDegrees = stopRotationDegrees
       self.normalRadius = normalRadius
       self.rotationPriorWeight = rotationPriorWeight
+      self.translationPriorWeight = translationPriorWeight
     }
 
     private enum CodingKeys: String, CodingKey {
       case levels, iterationsPerLevel, maxDistance, maxNormalAngleDegrees, stride, minDepth, maxDepth
       case robustLoss, robustScale, stopTranslation, stopRotationDegrees, normalRadius, rotationPriorWeight
+      case translationPriorWeight
     }
 
     /// Decodes parameters; missing keys take the defaults.
@@ -108,6 +117,9 @@ package enum DepthAlignment {
       if let v = try c.decodeIfPresent(Int.self, forKey: .normalRadius) { p.normalRadius = v }
       if let v = try c.decodeIfPresent(Double.self, forKey: .rotationPriorWeight) {
         p.rotationPriorWeight = v
+      }
+      if let v = try c.decodeIfPresent(Double.self, forKey: .translationPriorWeight) {
+        p.translationPriorWeight = v
       }
       self = p
     }
@@ -205,6 +217,7 @@ package enum DepthAlignment {
     params.stop_rotation_degrees = parameters.stopRotationDegrees
     params.normal_radius = try VisionError.int32(parameters.normalRadius, "normalRadius")
     params.rotation_prior_weight = parameters.rotationPriorWeight
+    params.translation_prior_weight = parameters.translationPriorWeight
 
     let k = intrinsics.c
     var initialPose = (initial ?? .identity).c

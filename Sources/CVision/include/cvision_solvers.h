@@ -58,6 +58,12 @@ typedef struct cv_depth_align_params {
   /// much as a point-to-plane residual of sqrt(rotation_prior_weight) metres. Ignored without an
   /// initial pose.
   double rotation_prior_weight;
+  /// Weight (>= 0; 0: none) of a prior that holds the translation at the initial pose's (one
+  /// predicted from an accelerometer, say): the cost gains translation_prior_weight * sum(w) *
+  /// |t - t0|^2 (t0 the initial translation, metres), so per unit of inlier weight it is as strong as
+  /// the point-to-plane residuals of a surface seen with that fraction of its points facing the
+  /// motion: directions the geometry leaves free stay at t0. Ignored without an initial pose.
+  double translation_prior_weight;
 } cv_depth_align_params;
 
 typedef struct cv_depth_align_result {

@@ -417,4 +417,28 @@ import Testing
       _ = try Self.align((reference, current), initial: guess, parameters: held)
     }
   }
+
+  @Test func aTranslationPriorHoldsTheInitialTranslation() throws {
+    let truth = Self.smallMotion
+    let images = Self.pair(.corner, reference: Self.cornerCamera, truth: truth)
+    // The guess: the true motion 2 cm off (an accelerometer's prediction, say).
+    var guess = truth
+    guess.t += SIMD3(0.02, 0, 0)
+    func translation(weight: Double) throws -> SIMD3<Double> {
+      var parameters = Self.parameters
+      parameters.translationPriorWeight = weight
+      return try Self.align(images, initial: guess, parameters: parameters).currentFromReference.t
+    }
+    // Strong: the guess is kept; none: the depth's truth; weak: what the depth constrains is its own.
+    let strong = try translation(weight: 1e4)
+    let none = try translation(weight: 0)
+    let weak = try translation(weight: 0.01)
+    #expect(Support.norm(strong - guess.t) < 0.0005)
+    #expect(Support.norm(none - truth.t) < 0.001)
+    #expect(Support.norm(weak - truth.t) < 0.005)
+    Self.expectError(.invalidArgument, mentioning: "translation_prior_weight") {
+      _ = try translation(weight: -1)
+    }
+  }
+
 }

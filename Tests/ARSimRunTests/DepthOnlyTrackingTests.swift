@@ -1,0 +1,44 @@
+import ARSim
+import ARSimEval
+import ARSimTestSupport
+import Testing
+
+@testable import ARSimRun
+
+/// Depth-only tracking (`--mode depth`) with the inertial fusion: the gyroscope holds the rotation,
+/// the gravity-compensated accelerometer the translation where the geometry leaves it free.
+@Suite struct DepthOnlyTrackingTests {
+  static func tracking(_ folder: String) throws -> TrackingEvaluation {
+    var options = ReplayOptions()
+    options.mode = .depth
+    options.planeDetection = []
+    return try RecordingEvaluator.evaluate(
+      folder, options: options, target: .existingPlaneGeometry, alignment: .any
+    )
+    .tracking
+  }
+
+  /// The synthetic room (Datasets/room, 320x240 depth and an IMU): the depth alone slides along its
+  /// walls (ATE 0.90 m without the accelerometer); with it the trajectory holds.
+  @Test(.enabled(if: Datasets.exists("room")))
+  func theAccelerometerHoldsWhatTheRoomsWallsLeaveFree() throws {
+    let tracking = try Self.tracking(Datasets.path("room"))
+    let ate = try #require(tracking.ate)
+    #expect(ate.rmse < 0.03, "ATE \(ate.rmse) m")
+    #expect(try #require(tracking.gravityError).median < 0.3)
+  }
+
+  /// stray-demo2 (a real iPhone session, ../shared): depth-only ATE against ARKit's trajectory
+  /// (7.8 cm; 8.9 cm before the position filter and the accelerometer) and gravity.
+  @Test func realPhoneDepthOnlyAgainstARKit() throws {
+    guard Datasets.sharedExists("stray-demo2") else {
+      print("skipped: ../shared/datasets/stray-demo2 is absent")
+      return
+    }
+    let tracking = try Self.tracking(Datasets.shared + "/stray-demo2")
+    let ate = try #require(tracking.ate)
+    #expect(ate.rmse < 0.082, "ATE \(ate.rmse) m")
+    #expect(try #require(tracking.gravityError).median < 0.5)
+    #expect(try #require(tracking.trackedFraction) > 0.95)
+  }
+}
