@@ -264,12 +264,14 @@ final class RGBDOdometry: Odometry {
     return (solved.inverse, .features, inliers)
   }
 
-  /// The depth seen at an image pixel when it is valid and on one surface (``FrameDepth/sample(atImagePixel:edgeBase:edgeSlope:)``),
-  /// within the depth range.
+  /// The depth seen at an image pixel when it is valid and on one surface, fitted over the depth pixels
+  /// around it (``FrameDepth/fittedSample(atImagePixel:edgeBase:edgeSlope:radius:spanFactor:)``), within
+  /// the depth range.
   private func sample(_ pixel: SIMD2<Float>, in depth: FrameDepth) -> FrameDepth.Sample? {
     guard
-      let found = depth.sample(
-        atImagePixel: pixel, edgeBase: rgbd.depthEdgeBase, edgeSlope: rgbd.depthEdgeSlope),
+      let found = depth.fittedSample(
+        atImagePixel: pixel, edgeBase: rgbd.depthEdgeBase, edgeSlope: rgbd.depthEdgeSlope,
+        radius: rgbd.depthFitRadius, spanFactor: rgbd.depthFitSpanFactor),
       found.depth >= options.minDepth, found.depth <= options.maxDepth
     else { return nil }
     return found
