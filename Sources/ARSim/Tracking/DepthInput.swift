@@ -82,4 +82,71 @@ struct FrameDepth {
     guard Double(high - low) < edgeBase + edgeSlope * d else { return nil }
     return Sample(depth: d, confidence: confidence.map { $0.levels[y * width + x] } ?? 2)
   }
+
+  /// The z-depth seen at an image pixel, less noisy than ``sample(atImagePixel:edgeBase:edgeSlope:)``'s
+  /// reading: a plane in inverse depth (exact on a planar surface, whose 1/z is linear in the pixel
+  /// coordinates) fitted by least squares to the (2·`radius` + 1)² depth pixels around the nearest one
+  /// and read at the pixel's ray, which averages the sensor's independent per-pixel noise (by about
+  /// 2·`radius` + 1 in standard deviation). The block is used when every pixel of it is valid and it
+  /// spans less than `spanFactor · (edgeBase + edgeSlope · d)` metres (a wider block spans more of a
+  /// slanted surface); otherwise the 3x3 block under ``sample(atImagePixel:edgeBase:edgeSlope:)``'s
+  /// test, and nil where that fails. `radius` 0: the bilinear ``sample(atImagePixel:edgeBase:edgeSlope:)``.
+  func fittedSample(
+    atImagePixel pixel: SIMD2<Float>, edgeBase: Double, edgeSlope: Double, radius: Int, spanFactor: Double
+  ) -> Sample? {
+    guard let near = sample(atImagePixel: pixel, edgeBase: edgeBase, edgeSlope: edgeSlope) else { return nil }
+    guard radius >= 1 else { return near }
+    let at = depthIntrinsics.project(imageIntrinsics.ray(SIMD2(Double(pixel.x), Double(pixel.y))))
+    let centre = SIMD2(Int(at.x.rounded()), Int(at.y.rounded()))
+    let offset = at - SIMD2(Double(centre.x), Double(centre.y))
+    if radius > 1,
+      let d = planeDepth(
+        around: centre, radius: radius, at: offset, edge: { spanFactor * (edgeBase + edgeSlope * $0) })
+    {
+      return Sample(depth: d, confidence: near.confidence)
+    }
+    // The 3x3 block is valid and within the edge test (``sample(atImagePixel:edgeBase:edgeSlope:)``).
+    return planeDepth(around: centre, radius: 1, at: offset, edge: { edgeBase + edgeSlope * $0 }).map {
+      Sample(depth: $0, confidence: near.confidence)
+    }
+  }
+
+  /// The depth at `offset` (depth pixels) from depth pixel `centre` of the inverse-depth plane fitted to
+  /// the (2·`radius` + 1)² block around it, or nil when the block leaves the map, holds an invalid
+  /// pixel or spans `edge(d)` metres or more.
+  private func planeDepth(
+    around centre: SIMD2<Int>, radius: Int, at offset: SIMD2<Double>, edge: (Double) -> Double
+  )
+    -> Double?
+  {
+    let width = map.width
+    guard centre.x >= radius, centre.y >= radius, centre.x < width - radius, centre.y < map.height - radius
+    else { return nil }
+    // On the square grid the least-squares plane a + b·dx + c·dy has a = mean, b = Σ dx·w / Σ dx², c likewise.
+    var sum = 0.0
+    var sumX = 0.0
+    var sumY = 0.0
+    var low = Float.infinity
+    var high = -Float.infinity
+    for dy in -radius...radius {
+      for dx in -radius...radius {
+        let d = map.metres[(centre.y + dy) * width + centre.x + dx]
+        guard d.isFinite, d > 0 else { return nil }
+        low = min(low, d)
+        high = max(high, d)
+        let inverse = 1 / Double(d)
+        sum += inverse
+        sumX += Double(dx) * inverse
+        sumY += Double(dy) * inverse
+      }
+    }
+    let side = Double(2 * radius + 1)
+    let count = side * side
+    // Σ dx² over the block: side · Σ_{k=-r}^{r} k² = side · r(r + 1)(2r + 1)/3.
+    let moment = side * Double(radius * (radius + 1)) * side / 3
+    let inverse = sum / count + (sumX * offset.x + sumY * offset.y) / moment
+    guard inverse > 0 else { return nil }
+    let d = 1 / inverse
+    return Double(high - low) < edge(d) ? d : nil
+  }
 }

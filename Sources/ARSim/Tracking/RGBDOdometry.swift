@@ -42,6 +42,10 @@ final class RGBDOdometry: Odometry {
   /// tracking runs frame to frame.
   private var framesSinceGap: Int?
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
+  /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
+  /// within half a readout and one interval of the last, and a sample exactly one interval out stays
+  /// in despite rounding in its timestamp.
+  private static let sampleIntervalMargin = 1.1
 
   /// An odometry for images with `intrinsics`; `readoutTime` is the rolling shutter's (seconds, nil or 0:
   /// a global shutter).
@@ -264,12 +268,14 @@ final class RGBDOdometry: Odometry {
     return (solved.inverse, .features, inliers)
   }
 
-  /// The depth seen at an image pixel when it is valid and on one surface (``FrameDepth/sample(atImagePixel:edgeBase:edgeSlope:)``),
-  /// within the depth range.
+  /// The depth seen at an image pixel when it is valid and on one surface, fitted over the depth pixels
+  /// around it (``FrameDepth/fittedSample(atImagePixel:edgeBase:edgeSlope:radius:spanFactor:)``), within
+  /// the depth range.
   private func sample(_ pixel: SIMD2<Float>, in depth: FrameDepth) -> FrameDepth.Sample? {
     guard
-      let found = depth.sample(
-        atImagePixel: pixel, edgeBase: rgbd.depthEdgeBase, edgeSlope: rgbd.depthEdgeSlope),
+      let found = depth.fittedSample(
+        atImagePixel: pixel, edgeBase: rgbd.depthEdgeBase, edgeSlope: rgbd.depthEdgeSlope,
+        radius: rgbd.depthFitRadius, spanFactor: rgbd.depthFitSpanFactor),
       found.depth >= options.minDepth, found.depth <= options.maxDepth
     else { return nil }
     return found
@@ -327,8 +333,12 @@ final class RGBDOdometry: Odometry {
       shutter.angularVelocity = step.log.angular / (frameTime - previousTimestamp)
       shutter.velocity = step.rotation.inverse.act(step.translation) / (frameTime - previousTimestamp)
     }
-    if let last = rates.last {
-      let recent = rates.filter { $0.time >= last.time - shutter.readout / 2 - 0.011 }
+    if let first = rates.first, let last = rates.last {
+      // The gyroscope's sample interval, from the samples themselves (the recording's IMU rate).
+      let interval = rates.count > 1 ? (last.time - first.time) / Double(rates.count - 1) : 0
+      let recent = rates.filter {
+        $0.time >= last.time - shutter.readout / 2 - Self.sampleIntervalMargin * interval
+      }
       shutter.angularVelocity = recent.reduce(SIMD3<Double>.zero) { $0 + $1.rate } / Double(recent.count)
     }
     self.shutter = shutter

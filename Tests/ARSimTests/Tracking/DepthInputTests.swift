@@ -1,3 +1,4 @@
+import ARSimMath
 import ARSimTestSupport
 import Foundation
 import Testing
@@ -51,5 +52,88 @@ import Testing
     #expect(holed.sample(atImagePixel: SIMD2(6.5, 4.5), edgeBase: 0.01, edgeSlope: 0.02) == nil)
     #expect(holed.depthIntrinsics.width == 8)
     #expect(abs(holed.depthIntrinsics.fx - 10) < 1e-12)
+  }
+
+  /// A 64x48 depth map (the image's own size) of a slanted plane, 1/z = 0.5 + 0.05 x + 0.08 y in
+  /// normalised coordinates (about 2 m away), with Gaussian noise of `noise` metres per pixel and a
+  /// 0.5 m step from depth column `step` on.
+  static func plane(noise: Double, step: Int = 64, seed: UInt64 = 7) -> (
+    FrameDepth, (SIMD2<Double>) -> Double
+  ) {
+    let camera = CameraIntrinsics(fx: 50, fy: 50, cx: 31.5, cy: 23.5, width: 64, height: 48)
+    func truth(_ pixel: SIMD2<Double>) -> Double {
+      1 / (0.5 + 0.05 * (pixel.x - camera.cx) / camera.fx + 0.08 * (pixel.y - camera.cy) / camera.fy)
+    }
+    var random = SplitMix64(seed: seed)
+    var metres = [Float](repeating: 0, count: 64 * 48)
+    for y in 0..<48 {
+      for x in 0..<64 {
+        let z = truth(SIMD2(Double(x), Double(y))) + noise * random.gaussian() + (x >= step ? 0.5 : 0)
+        metres[y * 64 + x] = Float(z)
+      }
+    }
+    let depth = FrameDepth(
+      map: DepthImage(width: 64, height: 48, metres: metres), confidence: nil, depthIntrinsics: camera,
+      imageIntrinsics: camera)
+    return (depth, truth)
+  }
+
+  /// Sub-pixel query points away from the border.
+  static let queries: [SIMD2<Float>] = (3..<45).flatMap { y in
+    (3..<61).map { x in SIMD2(Float(x) + 0.3, Float(y) - 0.2) }
+  }
+
+  @Test func aPlaneFittedInInverseDepthIsExactOnAPlaneAndAveragesTheNoise() throws {
+    // Noise-free: 1/z is linear in the pixel on a plane, so the fit reads the true depth wherever the
+    // 5x5 block is whole (bilinear interpolation of z is not exact on a slanted plane).
+    let (clean, truth) = Self.plane(noise: 0)
+    for q in Self.queries {
+      let fitted = try #require(
+        clean.fittedSample(atImagePixel: q, edgeBase: 0.01, edgeSlope: 0.02, radius: 2, spanFactor: 1.5))
+      #expect(abs(fitted.depth - truth(SIMD2(Double(q.x), Double(q.y)))) < 1e-5)
+    }
+    // 5 mm noise per pixel: the fit's error about a third of the bilinear reading's (25 pixels
+    // against 4), and the same pixels have a depth.
+    let (noisy, _) = Self.plane(noise: 0.005)
+    var fittedErrors: [Double] = []
+    var bilinearErrors: [Double] = []
+    for q in Self.queries {
+      let expected = truth(SIMD2(Double(q.x), Double(q.y)))
+      let bilinear = noisy.sample(atImagePixel: q, edgeBase: 0.01, edgeSlope: 0.02)
+      let fitted = noisy.fittedSample(
+        atImagePixel: q, edgeBase: 0.01, edgeSlope: 0.02, radius: 2, spanFactor: 1.5)
+      #expect((bilinear == nil) == (fitted == nil))
+      if let bilinear, let fitted {
+        bilinearErrors.append(bilinear.depth - expected)
+        fittedErrors.append(fitted.depth - expected)
+      }
+    }
+    #expect(fittedErrors.count > Self.queries.count * 9 / 10)
+    func rms(_ values: [Double]) -> Double {
+      (values.reduce(0) { $0 + $1 * $1 } / Double(values.count)).squareRoot()
+    }
+    #expect(
+      rms(fittedErrors) < 0.4 * rms(bilinearErrors),
+      "fit \(rms(fittedErrors)) m, bilinear \(rms(bilinearErrors)) m")
+    #expect(rms(fittedErrors) < 0.3 * 0.005)
+  }
+
+  @Test func nearAnEdgeTheFitFallsBackToTheThreeByThreeBlock() throws {
+    let (depth, truth) = Self.plane(noise: 0, step: 40)
+    // Depth column 38: the 5x5 block reaches the step, the 3x3 one does not (its fit is exact too).
+    let beside = SIMD2<Float>(38.2, 20.1)
+    let fitted = try #require(
+      depth.fittedSample(atImagePixel: beside, edgeBase: 0.01, edgeSlope: 0.02, radius: 2, spanFactor: 1.5))
+    #expect(abs(fitted.depth - truth(SIMD2(38.2, 20.1))) < 1e-5)
+    // Column 39: its 3x3 block holds the step: no depth, as without the fit.
+    #expect(
+      depth.fittedSample(
+        atImagePixel: SIMD2(39.2, 20.1), edgeBase: 0.01, edgeSlope: 0.02, radius: 2, spanFactor: 1.5)
+        == nil)
+    // Radius 0 is the bilinear reading.
+    let bilinear = try #require(depth.sample(atImagePixel: beside, edgeBase: 0.01, edgeSlope: 0.02))
+    let plain = try #require(
+      depth.fittedSample(atImagePixel: beside, edgeBase: 0.01, edgeSlope: 0.02, radius: 0, spanFactor: 1.5))
+    #expect(plain.depth == bilinear.depth)
   }
 }

@@ -228,8 +228,9 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
 
   @Test(.enabled(if: Datasets.exists("door"))) func tracksTheDoorToTwoMillimetres() throws {
     let (ate, gravity) = try errors("door")
-    // 4.8 mm with single-frame depth landmarks; 1.5 mm refined on every frame, 1.7 mm on keyframes.
-    #expect(ate.rmse < 0.002, "ATE \(ate.rmse) m")
+    // 4.8 mm with single-frame depth landmarks; 1.5 mm refined on every frame, 1.7 mm on keyframes;
+    // 0.8 mm with each feature's depth fitted over the 5x5 depth pixels around it (release).
+    #expect(ate.rmse < 0.0012, "ATE \(ate.rmse) m")
     // 0.146° before the rolling shutter was undone, 0.158° after (release): issue 13's 0.15° is not
     // met on the door now.
     #expect(gravity < 0.2, "gravity error median \(gravity)°")
@@ -238,9 +239,10 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   /// The room at 10 fps with a 20 ms readout and a hand-held camera turning up to about 1 rad/s.
   @Test(.enabled(if: Datasets.exists("room-phone"))) func undoesTheRollingShutterInTheRoom() throws {
     let (ate, gravity) = try errors("room-phone")
-    // 3.7 mm with the shutter ignored, 2.6 mm undone (release), 1.8 mm for the same scene rendered
-    // with a global shutter. Issue 13 asks for 2 mm: not met.
-    #expect(ate.rmse < 0.003, "ATE \(ate.rmse) m")
+    // 3.7 mm with the shutter ignored, 2.6 mm undone (release); 1.8 mm with each feature's depth
+    // fitted over the 5x5 depth pixels around it (the depth noise, not the shutter, was what was
+    // left: other seeds gave as much with a global shutter). Issue 13's 2 mm.
+    #expect(ate.rmse < 0.002, "ATE \(ate.rmse) m")
     // 0.29° with the shutter ignored; 0.19° undone (release). Issue 13 asks for 0.15°: not met.
     #expect(gravity < 0.26, "gravity error median \(gravity)°")
   }
