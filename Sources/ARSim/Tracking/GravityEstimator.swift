@@ -7,7 +7,9 @@ import Foundation
 /// The accelerometer reads `f = Rᵀ(a − g) + b` (R: O from the optical frame, `a` the camera's linear
 /// acceleration in O, `g` gravity in O, `b` the bias in the sensor's frame). Over a segment of the
 /// session, `∫R f dt = Δv − g·T + (∫R dt)·b`, where `Δv` is the change of the tracked velocity
-/// across it (a local quadratic fit of the tracked positions at each end). Segments of about
+/// across it (a local quadratic fit at each end of the tracked positions, less the motion the samples
+/// describe about that frame). The samples' integrals end at the frames' times (the last sample held
+/// over the rest of its interval), as the velocities do. Segments of about
 /// ``segmentSeconds`` give one linear equation each in `(g, b)`; their least-squares solution, with a
 /// zero-mean prior of ``biasPriorSigma`` on the bias, is the estimate. The velocity terms telescope,
 /// so velocity errors do not accumulate; the bias separates from gravity as the camera turns.
@@ -29,22 +31,64 @@ package struct GravityEstimator: Sendable {
   package var velocityHalfWindow = 0.1
   /// Prior standard deviation of each bias component, m/s² (phones: a few hundredths). Default 0.1.
   package var biasPriorSigma = 0.1
-  /// Standard deviation assumed for one segment's residual, m/s (velocity and linear-acceleration
-  /// errors), which weighs the prior. Default 0.02.
-  package var segmentSigma = 0.02
+  /// Standard deviation assumed for one segment's residual, m/s (the error of the tracked velocities
+  /// at its ends), which weighs the prior. Default 0.01: with the samples' motion taken out of the
+  /// velocity fits, a phone-profile session's segments (10 fps, 1-2 mm tracked positions) leave 3-6
+  /// mm/s against exact gravity and bias, 10-25 mm/s before (hand shake the frames do not resolve).
+  package var segmentSigma = 0.01
   /// Seconds over which old segments fade (their weight falls by e per this many seconds of samples
   /// since), so that the estimate follows the slow drift of the odometry's orientation: gravity in O is
   /// then the current camera's, not the session's average. Nil: every segment weighs the same.
   package var memorySeconds: Double? = nil
 
-  /// One tracked frame with the integrals of the samples up to it (since the chain began).
+  /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`
+  /// and `∫∫R f` up to the last sample, and the same held to the frame's time (the last sample's
+  /// force and orientation carried over the rest of the interval), so that every frame's integrals
+  /// end exactly at its time.
   private struct Node {
     var time: Double
     var position: SIMD3<Double>
     var rotation: simd_quatd
-    var forceIntegral: SIMD3<Double>
-    var rotationIntegral: simd_double3x3
-    var seconds: Double
+    var forceIntegral = SIMD3<Double>.zero
+    var rotationIntegral = simd_double3x3()
+    var doubleIntegral = SIMD3<Double>.zero
+    var seconds = 0.0
+    var lastSampleTime: Double
+    var lastForce = SIMD3<Double>.zero
+    var lastRotation = simd_double3x3()
+    /// `∫R f`, `∫R`, `∫∫R f` and the seconds covered, up to the frame's time.
+    var heldForce = SIMD3<Double>.zero
+    var heldRotation = simd_double3x3()
+    var heldDouble = SIMD3<Double>.zero
+    var heldSeconds = 0.0
+
+    init(time: Double, position: SIMD3<Double>, rotation: simd_quatd) {
+      self.time = time
+      self.position = position
+      self.rotation = rotation
+      lastSampleTime = time
+    }
+
+    /// Integrates one sample standing for the interval since the previous one, at `rotation`.
+    mutating func integrate(_ force: SIMD3<Double>, at timestamp: Double, rotation: simd_quatd) {
+      let dt = timestamp - lastSampleTime
+      lastForce = rotation.act(force)
+      lastRotation = simd_double3x3(rotation)
+      doubleIntegral += forceIntegral * dt + lastForce * (dt * dt / 2)
+      forceIntegral += lastForce * dt
+      rotationIntegral += lastRotation * dt
+      seconds += dt
+      lastSampleTime = timestamp
+    }
+
+    /// Holds the last sample over the rest of the interval up to the frame's time.
+    mutating func hold() {
+      let gap = time - lastSampleTime
+      heldForce = forceIntegral + lastForce * gap
+      heldRotation = rotationIntegral + lastRotation * gap
+      heldDouble = doubleIntegral + forceIntegral * gap + lastForce * (gap * gap / 2)
+      heldSeconds = seconds + gap
+    }
   }
 
   /// Frames of the current unbroken chain not yet behind a closed segment, oldest first (the first
@@ -60,8 +104,6 @@ package struct GravityEstimator: Sendable {
   private var seconds = 0.0
   /// The velocity at the open segment's start, when known.
   private var startVelocity: SIMD3<Double>?
-  /// The last sample integrated: each sample stands for the interval since the one before it.
-  private var lastSampleTime: Double?
 
   /// An estimator with no evidence.
   package init() {}
@@ -74,31 +116,22 @@ package struct GravityEstimator: Sendable {
   /// chain's first frame only starts it (its samples are dropped). Frames without a measured pose should go to ``breakChain()`` instead.
   package mutating func add(time: Double, oFromOptical: RigidTransform, samples: [IMUSample]) {
     guard var node = chain.last else {
-      chain = [
-        Node(
-          time: time, position: oFromOptical.translation, rotation: oFromOptical.rotation,
-          forceIntegral: .zero, rotationIntegral: simd_double3x3(), seconds: 0)
-      ]
+      chain = [Node(time: time, position: oFromOptical.translation, rotation: oFromOptical.rotation)]
       return
     }
     guard time > node.time else { return }
-    var last = lastSampleTime ?? node.time
+    let start = node
     for sample in samples {
-      guard let f = sample.acceleration, sample.timestamp > last else { continue }
+      guard let f = sample.acceleration, sample.timestamp > node.lastSampleTime else { continue }
       // Each sample stands for the interval since the previous sample (or the chain's first frame),
       // at its own orientation; one a rounding error past the frame time still belongs to this frame.
-      let dt = sample.timestamp - last
-      let w = min(1, (sample.timestamp - node.time) / (time - node.time))
-      let rotation = simd_slerp(node.rotation, oFromOptical.rotation, w)
-      node.forceIntegral += rotation.act(f) * dt
-      node.rotationIntegral += simd_double3x3(rotation) * dt
-      node.seconds += dt
-      last = sample.timestamp
+      let w = min(1, (sample.timestamp - start.time) / (time - start.time))
+      node.integrate(f, at: sample.timestamp, rotation: simd_slerp(start.rotation, oFromOptical.rotation, w))
     }
-    lastSampleTime = last
     node.time = time
     node.position = oFromOptical.translation
     node.rotation = oFromOptical.rotation
+    node.hold()
     chain.append(node)
     closeSegments()
   }
@@ -107,14 +140,17 @@ package struct GravityEstimator: Sendable {
   package mutating func breakChain() {
     chain.removeAll()
     startVelocity = nil
-    lastSampleTime = nil
   }
 
   /// The velocity in O at `chain[index]` from a quadratic fit of the positions within
   /// ``velocityHalfWindow`` (at least two frames on each side where the chain has them, four in all),
-  /// or nil when the chain does not yet reach that far past it.
+  /// or nil when the chain does not yet reach that far past it. The motion the rotated samples
+  /// describe about that frame (their double integral, less its value and slope there) is taken out
+  /// of the positions first: what remains is the slow part, `p₀ + v₀τ + ½(g − R b)τ²`, which a
+  /// quadratic fits however fast the hand shakes (the samples see the shake, sparse frames do not).
   private func velocity(at index: Int) -> SIMD3<Double>? {
-    let t0 = chain[index].time
+    let origin = chain[index]
+    let t0 = origin.time
     var first = index
     while first > 0, chain[first - 1].time >= t0 - velocityHalfWindow || index - first < 2 { first -= 1 }
     var last = index
@@ -129,10 +165,13 @@ package struct GravityEstimator: Sendable {
     var normal = simd_double3x3()
     var right = simd_double3x3()
     for node in chain[first...last] {
-      let tau = (node.time - t0) / span
+      let elapsed = node.time - t0
+      let sampled = node.heldDouble - origin.heldDouble - origin.heldForce * elapsed
+      let slow = node.position - sampled
+      let tau = elapsed / span
       let basis = SIMD3(1, tau, tau * tau)
       normal += simd_double3x3(basis * basis.x, basis * basis.y, basis * basis.z)
-      right += simd_double3x3(basis * node.position.x, basis * node.position.y, basis * node.position.z)
+      right += simd_double3x3(basis * slow.x, basis * slow.y, basis * slow.z)
     }
     guard abs(normal.determinant) > 1e-12 else { return nil }
     let c = normal.inverse * right
@@ -151,9 +190,9 @@ package struct GravityEstimator: Sendable {
         let endVelocity = velocity(at: end), let startVelocity
       else { return }
       let node = chain[end]
-      let y = node.forceIntegral - start.forceIntegral - (endVelocity - startVelocity)
-      let m = node.rotationIntegral - start.rotationIntegral
-      let span = node.seconds - start.seconds
+      let y = node.heldForce - start.heldForce - (endVelocity - startVelocity)
+      let m = node.heldRotation - start.heldRotation
+      let span = node.heldSeconds - start.heldSeconds
       if span > 0 { addEquation(y: y, m: m, span: span) }
       chain.removeFirst(end)
       self.startVelocity = endVelocity
