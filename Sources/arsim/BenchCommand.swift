@@ -94,9 +94,7 @@ enum BenchCommand {
       "recording | frames | read | track | pose | map | planes | total (ms/frame, medians) | wall | cpu | ATE"
     )
     for folder in args.positional {
-      var options = try ReplayOptions(arguments: args)
-      if let text = args.value("frames") { options.frames = try ReplayCommand.frameRange(text) }
-      let run = try ReplayRun(folder: folder, options: options)
+      let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args))
       let dump = try args.value("dump-points").map { try BenchPointDump(folder: $0, every: every) }
       if let dump { run.onFrame = { frame, record in try dump.add(frame, record: record) } }
       if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }

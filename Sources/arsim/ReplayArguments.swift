@@ -3,8 +3,9 @@ import ARSimRun
 
 extension ReplayOptions {
   /// The options shared by the replaying commands, from `--format`, `--intrinsics`, `--mode`,
-  /// `--scale`, `--planes` (default `defaultPlanes`), `--threads` and `--no-loop-closure` (a flag the
-  /// command must accept); `decodeColor` makes frames carry colour images.
+  /// `--scale`, `--planes` (default `defaultPlanes`), `--threads`, `--frames` (where the command
+  /// accepts it) and `--no-loop-closure` (a flag the command must accept); `decodeColor` makes frames
+  /// carry colour images.
   init(
     arguments args: Arguments, planes defaultPlanes: String = "horizontal,vertical", decodeColor: Bool = false
   )
@@ -31,6 +32,7 @@ extension ReplayOptions {
       }
       threads = count
     }
+    if let text = args.value("frames") { frames = try Self.frameRange(text) }
     closesLoops = !args.flag("no-loop-closure")
     format = formatName == "auto" ? nil : RecordingFormat(rawValue: formatName)
     mode = Mode(rawValue: modeName) ?? .auto
@@ -41,6 +43,18 @@ extension ReplayOptions {
       case "vertical": .vertical
       default: [.horizontal, .vertical]
       }
+  }
+
+  /// `FIRST-LAST` or `FIRST-` (frame indices, inclusive).
+  static func frameRange(_ text: String) throws -> ClosedRange<Int> {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 2, let first = Int(parts[0]), first >= 0,
+      let last = parts[1].isEmpty ? Int.max : Int(parts[1]), last >= first
+    else {
+      throw Arguments.UsageError(
+        "--frames must be FIRST-LAST or FIRST- (frame indices, FIRST <= LAST), got '\(text)'")
+    }
+    return first...last
   }
 
   static let formats = ["auto"] + RecordingFormat.allCases.map(\.rawValue)

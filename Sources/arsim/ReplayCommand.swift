@@ -61,7 +61,6 @@ enum ReplayCommand {
       throw Arguments.UsageError("--taps and --hits go together")
     }
     var options = try ReplayOptions(arguments: args)
-    if let text = args.value("frames") { options.frames = try frameRange(text) }
     if let path = args.value("load-map") {
       options.initialWorldMap = try ARWorldMap(contentsOf: URL(fileURLWithPath: path))
     }
@@ -104,18 +103,6 @@ enum ReplayCommand {
           median(run.frames.map(\.readSeconds)), median(tracking), median(run.frames.map(\.planeSeconds))))
     }
     return 0
-  }
-
-  /// `FIRST-LAST` or `FIRST-` (frame indices, inclusive).
-  static func frameRange(_ text: String) throws -> ClosedRange<Int> {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count == 2, let first = Int(parts[0]), first >= 0,
-      let last = parts[1].isEmpty ? Int.max : Int(parts[1]), last >= first
-    else {
-      throw Arguments.UsageError(
-        "--frames must be FIRST-LAST or FIRST- (frame indices, FIRST <= LAST), got '\(text)'")
-    }
-    return first...last
   }
 
   /// The summary of a replay from a world map: where it relocalised, or that it did not.

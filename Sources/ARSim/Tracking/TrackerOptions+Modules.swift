@@ -16,7 +16,7 @@ extension TrackerOptions {
     /// A feature's depth is the inverse-depth plane fitted to the (2·radius + 1)² depth pixels around
     /// its ray (falling back to 3x3 near edges and holes), which averages the sensor's per-pixel noise;
     /// 0 reads the four pixels around the ray bilinearly. Default 2: RGB-D ATE on the phone-profile
-    /// room 2.6 -> 2.0 mm, door 1.8 -> 0.8 mm, full-size room 2.1 -> 1.3 mm (release eval).
+    /// room 2.6 -> 1.8 mm, door 1.8 -> 0.8 mm, full-size room 2.1 -> 1.2 mm (release eval).
     public var depthFitRadius = 2
     /// The fitted block (radius above 1) is on one surface when it spans less than this many times the
     /// edge threshold (``depthEdgeBase``): a wider block spans more of a slanted surface. Default 1.5.
