@@ -126,7 +126,8 @@ extension AttributeSpec {
     guard let first = samples.first, let last = samples.last else { return value }
     if time <= first.time { return first.value }
     if time >= last.time { return last.value }
-    let next = samples.firstIndex { $0.time > time }!
+    // No later sample: a time (or sample times) that is not a number, which no comparison orders.
+    guard let next = samples.firstIndex(where: { $0.time > time }), next > 0 else { return last.value }
     let (a, b) = (samples[next - 1], samples[next])
     let t = (time - a.time) / (b.time - a.time)
     switch (a.value, b.value) {

@@ -146,4 +146,13 @@ extension BadInputTests {
     #expect(problem?.description == "device.usda: references '/dev/zero', which cannot be read")
     #expect(throws: AssetError.self) { try ModelAsset(contentsOf: URL(fileURLWithPath: "/dev/zero")) }
   }
+  /// Sampled values at a time no comparison orders (a NaN time code, or NaN sample times, as a
+  /// fuzzed usdc file gave): the last sample is held, not a crash.
+  @Test func samplesAtATimeThatIsNotANumberHoldTheLastValue() {
+    let spec = AttributeSpec(value: nil, timeSamples: [(0, .double(1)), (1, .double(3))])
+    #expect(spec.value(at: .nan) == .double(3))
+    #expect(spec.value(at: 0.5) == .double(2))
+    let unordered = AttributeSpec(value: nil, timeSamples: [(.nan, .double(5)), (1, .double(3))])
+    #expect(unordered.value(at: 0.5) != nil)
+  }
 }
