@@ -32,8 +32,9 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    moments, cells and hull grow and its plane is refitted.
 /// 3. *Detection*: once enough new unexplained voxels have accumulated (and at most once per
 ///    ``PlaneDetectionOptions/detectionInterval`` seconds), sequential RANSAC with a gravity prior runs on
-///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found either
-///    joins an existing anchor of the same surface that it touches or becomes a new anchor.
+///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found (in a session with
+///    depth, one that depth points support, not feature points alone) either joins an existing anchor of the same
+///    surface that it touches or becomes a new anchor.
 /// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.isSameSurface`: normals within the
 ///    merge angle, supports touching or hulls overlapping, and the planes coinciding or the points of
 ///    both lying on one plane; or two floors at one height) merge; the older absorbs the younger, which
@@ -60,6 +61,9 @@ package final class PlaneDetector {
   private var cameraPositionSum = SIMD3<Double>.zero
   private var cameraPositionCount = 0
   private var pendingNewPoints = 0
+  /// Whether any frame so far had depth points (a session with depth: new planes need depth support,
+  /// ``PlaneDetectionOptions/minimumDepthShare``).
+  private var hasDepth = false
   /// The timestamp of the frame in which RANSAC last ran once a plane existed, seconds (−∞: never).
   private var lastDetection = -Double.infinity
   private var touched: [Int32] = []
@@ -212,6 +216,7 @@ package final class PlaneDetector {
 
   private func ingest(_ input: PlaneDetectionInput) {
     touched.removeAll(keepingCapacity: true)
+    if !input.depthPoints.isEmpty { hasDepth = true }
     for feature in input.featurePoints {
       if let slot = map.observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 {
         touched.append(slot)
@@ -306,15 +311,19 @@ package final class PlaneDetector {
     let oldest = frame - Int32(clamping: max(options.detectionPointLifetime, 0))
     var slots: [Int32] = []
     var positions: [SIMD3<Double>] = []
+    var seenInDepth: [Bool] = []
     for (i, voxel) in map.voxels.enumerated()
     where voxel.track == -1 && voxel.observations >= minimumObservations && voxel.lastSeen >= oldest {
       slots.append(Int32(i))
       positions.append(voxel.position)
+      seenInDepth.append(voxel.seenInDepth)
     }
     guard slots.count >= options.minimumInliers else { return }
     statistics.ransacPoints = slots.count
     let cameraHeight = camera.y.isFinite ? camera.y : 0
-    let found = segmenter.segment(slots: slots, positions: positions, random: &random) { point, normal in
+    let found = segmenter.segment(
+      slots: slots, positions: positions, seenInDepth: hasDepth ? seenInDepth : nil, random: &random
+    ) { point, normal in
       crossesSurface(point, normal: normal)
     }
     statistics.ransacRegions = found.count

@@ -103,17 +103,19 @@ enum GravityAlignedPlane {
 /// inliers of that; the region takes the inliers within the band of the surface's noise (see
 /// ``PlaneDetectionOptions/inlierNoiseMultiple``); inliers that lie on a surface crossing the plane are
 /// dropped; each region is refitted on its own and kept when it has enough points, area and
-/// width and its free least-squares normal is within the tolerance. The search ends after
-/// `maximumPlanesPerFrame` planes, when the best plane has fewer than `minimumInliers` inliers, or after
-/// two planes in a row that gave no region.
+/// width, enough of them seen in depth (in a session with depth), and its free least-squares normal is
+/// within the tolerance. The search ends after `maximumPlanesPerFrame` planes, when the best plane has
+/// fewer than `minimumInliers` inliers, or after two planes in a row that gave no region.
 struct PlaneSegmenter {
   let options: PlaneDetectionOptions
 
   /// Candidates among `positions` (world, with their voxel `slots`), in the order found.
+  /// `seenInDepth` (in a session with depth; nil without) tells, per position, whether depth points
+  /// reached its voxel: a region needs ``PlaneDetectionOptions/minimumDepthShare`` of them.
   /// `crossesSurface(point, normal)` tells whether a point lies on another surface that crosses the
   /// plane (see `PlaneDetector`); such inliers are left out of the regions.
   func segment(
-    slots: [Int32], positions: [SIMD3<Double>], random: inout SplitMix64,
+    slots: [Int32], positions: [SIMD3<Double>], seenInDepth: [Bool]? = nil, random: inout SplitMix64,
     crossesSurface: (SIMD3<Double>, SIMD3<Double>) -> Bool
   ) -> [PlaneCandidate] {
     var remaining = Array(positions.indices)
@@ -184,8 +186,9 @@ struct PlaneSegmenter {
         tails, to: split, plane: plane, alignment: hypothesis.alignment, positions: positions)
       {
         if let candidate = validate(
-          region, alignment: hypothesis.alignment, reference: plane.normal, slots: slots, positions: positions
-        ) {
+          region, alignment: hypothesis.alignment, reference: plane.normal, slots: slots,
+          positions: positions, seenInDepth: seenInDepth)
+        {
           candidates.append(candidate)
         }
       }
@@ -356,9 +359,13 @@ struct PlaneSegmenter {
 
   private func validate(
     _ region: [Int], alignment: ARPlaneAnchor.Alignment, reference: SIMD3<Double>, slots: [Int32],
-    positions: [SIMD3<Double>]
+    positions: [SIMD3<Double>], seenInDepth: [Bool]?
   ) -> PlaneCandidate? {
     guard region.count >= max(options.minimumInliers, 3) else { return nil }
+    if let seenInDepth {
+      let depthVoxels = region.reduce(0) { $0 + (seenInDepth[$1] ? 1 : 0) }
+      guard Double(depthVoxels) >= options.minimumDepthShare * Double(region.count) else { return nil }
+    }
     let points = region.map { positions[$0] }
     let moments = PlaneMoments(points: points)
     guard GravityAlignedPlane.isWithinTolerance(moments, alignment: alignment, options: options),

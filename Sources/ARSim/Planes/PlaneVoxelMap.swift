@@ -23,6 +23,9 @@ struct PlaneVoxel {
   var track: Int32
   /// Whether the voxel was already counted as a new unexplained point for RANSAC.
   var announced: Bool
+  /// Whether a depth point fell into it (else only feature points; see
+  /// ``PlaneDetectionOptions/minimumDepthShare``).
+  var seenInDepth: Bool
   /// The packed integer coordinates.
   var key: Int64
 
@@ -69,16 +72,17 @@ struct PlaneVoxelMap {
     return (ix << 42) | (iy << 21) | iz
   }
 
-  /// Adds one point observed in `frame`. Returns its voxel's slot when this is the voxel's first point
+  /// Adds one feature point observed in `frame`. Returns its voxel's slot when this is the voxel's first point
   /// in `frame`, `-1` when the voxel already had a point in `frame`, and `nil` for a point that cannot be
   /// stored (non-finite or absurdly far).
   mutating func observe(_ point: SIMD3<Double>, frame: Int32) -> Int32? {
     guard let slot = slot(for: point, frame: frame) else { return nil }
-    return accumulate(point, slot: slot, frame: frame) ? slot : -1
+    return accumulate(point, slot: slot, frame: frame, depth: false) ? slot : -1
   }
 
-  /// Adds the points observed in `frame` (as ``observe(_:frame:)`` one by one would) and appends to
-  /// `touched` the slots of the voxels that got their first point of the frame.
+  /// Adds the depth points observed in `frame` (as ``observe(_:frame:)`` one by one would, and marks
+  /// their voxels ``PlaneVoxel/seenInDepth``) and appends to `touched` the slots of the voxels that got
+  /// their first point of the frame.
   ///
   /// In two passes, because the map's cost is cache misses: first every point's slot (voxels new to the
   /// map created empty, in point order), then every point into its voxel, in point order. Within a pass
@@ -88,7 +92,9 @@ struct PlaneVoxelMap {
     for point in points { scratchSlots.append(slot(for: SIMD3<Double>(point), frame: frame) ?? -1) }
     scratchSlots.withUnsafeBufferPointer { slots in
       for (k, point) in points.enumerated() where slots[k] >= 0 {
-        if accumulate(SIMD3<Double>(point), slot: slots[k], frame: frame) { touched.append(slots[k]) }
+        if accumulate(SIMD3<Double>(point), slot: slots[k], frame: frame, depth: true) {
+          touched.append(slots[k])
+        }
       }
     }
   }
@@ -100,7 +106,7 @@ struct PlaneVoxelMap {
     if let slot = slotOfKey.slot(of: key) { return slot }
     let voxel = PlaneVoxel(
       sum: .zero, weight: 0, observations: 0, lastSeen: frame, touchStamp: 0, track: -1, announced: false,
-      key: key)
+      seenInDepth: false, key: key)
     let slot: Int32
     if let free = freeSlots.popLast() {
       slot = free
@@ -114,10 +120,11 @@ struct PlaneVoxelMap {
     return slot
   }
 
-  /// Adds `point`, observed in `frame` (frames count from 1), to the voxel in `slot`; true when it is
-  /// the voxel's first point in `frame`.
-  private mutating func accumulate(_ point: SIMD3<Double>, slot: Int32, frame: Int32) -> Bool {
+  /// Adds `point`, observed in `frame` (frames count from 1) by the depth sensor (`depth`) or as a
+  /// feature point, to the voxel in `slot`; true when it is the voxel's first point in `frame`.
+  private mutating func accumulate(_ point: SIMD3<Double>, slot: Int32, frame: Int32, depth: Bool) -> Bool {
     let i = Int(slot)
+    if depth { voxels[i].seenInDepth = true }
     if voxels[i].weight >= Self.weightCap {
       voxels[i].sum *= Double((Self.weightCap - 1) / Self.weightCap)
       voxels[i].weight = Self.weightCap - 1
@@ -168,7 +175,7 @@ struct PlaneVoxelMap {
   /// Moves every voxel by a rigid correction of the world (`newWorldFromOld`) and re-keys it by its new
   /// mean position, in slot order (deterministic). Two voxels that land in one voxel merge into the
   /// lower slot: sums and weights add (the weight capped at ``weightCap`` as observing does), the
-  /// observations add, the latest frame stamps stay, a plane assignment wins over none (the lower slot's
+  /// observations add, the latest frame stamps stay, either's depth mark holds, a plane assignment wins over none (the lower slot's
   /// over another's). A voxel moved out of the storable range is dropped. Linear in the voxels.
   mutating func applyWorldCorrection(_ correction: RigidTransform) {
     applyWorldCorrection(each: { _ in correction })
@@ -209,6 +216,7 @@ struct PlaneVoxelMap {
       voxels[k].touchStamp = max(voxels[k].touchStamp, voxel.touchStamp)
       if voxels[k].track == -1 { voxels[k].track = voxel.track }
       voxels[k].announced = voxels[k].announced || voxel.announced
+      voxels[k].seenInDepth = voxels[k].seenInDepth || voxel.seenInDepth
       voxels[i].track = -2
       freeSlots.append(Int32(i))
       count -= 1
