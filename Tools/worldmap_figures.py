@@ -4,7 +4,8 @@ session A made the map, session B started from it.
   worldmap_figures.py GROUNDTRUTH TRAJ_A EVENTS_A TRAJ_B [--sim3]
 
 Prints the ATE of B in the map's world (B's positions through A's SE(3) alignment to the ground
-truth, Sim(3) with --sim3 for monocular sessions, no alignment of its own) and, on the frames both sessions tracked, how far A's anchors are
+truth, Sim(3) with --sim3 for monocular sessions, fitted to the frames from A's first tracked one;
+no alignment of its own) and, on the frames both sessions tracked, how far A's anchors are
 from where A saw them, in B's camera against A's (metres, degrees; the largest over frames and
 anchors). TUM trajectories of the optical frame; the events file as `arsim replay --events` writes it.
 """
@@ -49,14 +50,19 @@ def umeyama(src, dst, scale=False):
 
 def main(truth_path, a_path, events_path, b_path, *flags):
     truth, a, b = tum(truth_path), tum(a_path), tum(b_path)
-    common = sorted(set(a) & set(truth))
+    events = [json.loads(line) for line in open(events_path)]
+    # A's alignment is fitted to the frames A tracked: while initialising, a monocular session's
+    # provisional poses hold their position (the map does not exist yet).
+    tracked_from = min(
+        (e["t"] for e in events if e["event"] == "trackingState" and e["state"] != "limited:initializing"),
+        default=0)
+    common = sorted(t for t in set(a) & set(truth) if t >= round(tracked_from, 4))
     truth_from_a = umeyama(
         np.array([a[t][:3, 3] for t in common]), np.array([truth[t][:3, 3] for t in common]), "--sim3" in flags)
     errors = [np.linalg.norm((truth_from_a @ b[t])[:3, 3] - truth[t][:3, 3]) for t in sorted(b) if t in truth]
     print(f"B in the map's world: ATE {np.sqrt(np.mean(np.square(errors))) * 100:.2f} cm over {len(errors)} frames")
     anchors = {}
-    for line in open(events_path):
-        event = json.loads(line)
+    for event in events:
         for anchor in event.get("anchors", []) if event["event"] in ("didAdd", "didUpdate") else []:
             anchors[anchor["id"]] = np.array(anchor["transform"]).reshape(4, 4).T
     worst_m = worst_deg = 0.0

@@ -61,7 +61,8 @@ package struct TrackedFrame: Sendable {
 
   /// Whether the frame has a pose worth recording: tracked, or initialising with a measured pose
   /// (the world levelled from the first accelerometer samples and still being refined; monocular
-  /// before the map exists: a rotation-only pose, its position held) in the fixed world.
+  /// before the map exists: the rotation fitted to the features or turned by the gyroscope, the
+  /// position held) in the fixed world.
   package var hasPose: Bool {
     isTracked || (state == .limited(.initializing) && source != .prediction && isWorldFixed)
   }
@@ -171,14 +172,14 @@ package final class CameraTracker {
         map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
         imageIntrinsics: info.intrinsics)
     }
-    (odometry as? DepthOdometry)?.add(frame.imu)
-    (odometry as? RGBDOdometry)?.add(frame.imu)
+    odometry.add(frame.imu)
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
       frame, oFromOptical: result.oFromOptical,
-      // A loop closure's or a relocalisation's jump in the trajectory is no motion: the gravity
-      // estimator's chain breaks.
-      measured: result.source != .prediction && result.source != .relocalization && result.deformation == nil,
+      // A loop closure's or a relocalisation's jump in the trajectory is no motion, nor a position
+      // held while the camera translates: the gravity estimator's chain breaks.
+      measured: ![.prediction, .relocalization, .gyroscope].contains(result.source)
+        && result.deformation == nil,
       info: info, options: options)
     let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
     if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }

@@ -25,6 +25,10 @@ package enum PoseSource: String, Sendable, Equatable {
   /// Rotation only: the camera has not moved measurably since the reference frame (monocular, before
   /// the map exists); the rotation is fitted to the tracked features' bearings, the position held.
   case rotation
+  /// The gyroscope's rotation since the last frame, the position held: monocular, before the map
+  /// exists, while the camera translates too much for a rotation to explain the tracks but too little
+  /// for two views to triangulate (ARKit's provisional pose while `limited(.initializing)`).
+  case gyroscope
 }
 
 /// One frame's result from an odometry front end, in the odometry frame O (the first camera's
@@ -50,6 +54,8 @@ protocol Odometry: AnyObject {
   /// Tracks one frame. `depth` is the registered z-depth (metres, NaN where unknown or of low
   /// confidence) at its own resolution, when recorded.
   func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult
+  /// Takes the IMU samples recorded since the last frame, before that frame is processed.
+  func add(_ samples: [IMUSample])
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
   /// The keyframe map in O (empty without one).
@@ -67,9 +73,10 @@ protocol Odometry: AnyObject {
 }
 
 extension Odometry {
-  /// Front ends without a keyframe map (monocular, depth-only) carry on frame to frame and rely on
-  /// their own loss detection.
+  /// Front ends without a keyframe map (depth-only) carry on frame to frame and rely on their own
+  /// loss detection; those without an inertial model ignore the IMU.
   func cameraWasOff() {}
+  func add(_ samples: [IMUSample]) {}
   var mapKeyframes: [Keyframe] { [] }
   func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (
     mapFromOptical: RigidTransform, inliers: Int

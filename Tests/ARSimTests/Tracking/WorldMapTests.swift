@@ -76,11 +76,13 @@ import Testing
     throws
   {
     let (ate, anchors) = try Self.secondSession(mode: .mono)
-    // 1.6 cm and 2.3 cm, 0.22° (release; Tools/worldmap-figures.sh with --mode mono): issue 16's 1 cm is
-    // not met in monocular tracking, whose B drifts from the map between its checks against it.
-    #expect(ate <= 0.02, "ATE in the map's world \(ate) m")
+    // 1.33 cm and 1.64 cm, 0.17° (release; Tools/worldmap-figures.sh with --mode mono); 1.7 and 2.3 cm
+    // while a restart from the map left the bundle window's new keyframes without a fixed one. Issue
+    // 16's 1 cm is not met in monocular tracking: B drifts between its checks against the map, and
+    // beyond A's views (from 6.6 s) as a monocular map does.
+    #expect(ate <= 0.015, "ATE in the map's world \(ate) m")
     #expect(
-      anchors.metres <= 0.03 && anchors.degrees <= 0.5,
+      anchors.metres <= 0.02 && anchors.degrees <= 0.5,
       "anchors off by \(anchors.metres) m, \(anchors.degrees) degrees")
   }
 
