@@ -33,8 +33,9 @@ final class DepthOdometry: Odometry {
 
   /// Standard gravity, m/s².
   private static let standardGravity = 9.80665
-  /// A gravity estimate whose magnitude is further than this from standard gravity (m/s²) is not
-  /// used: the poses behind it are wrong (a phone accelerometer's scale is within a percent).
+  /// A gravity compensation (`g − R b`, what the accelerometer reads at rest in the frame's
+  /// orientation) whose magnitude is further than this from standard gravity (m/s²) is not used: the
+  /// poses behind it are wrong (a phone accelerometer's scale is within a percent).
   private static let gravityMagnitudeTolerance = 0.3
   /// Seconds of samples a gravity estimate needs before it is used.
   private static let minGravitySeconds = 1.0
@@ -142,18 +143,45 @@ final class DepthOdometry: Odometry {
   }
 
   /// The camera's acceleration in the odometry frame over the last interval (m/s²): the mean
-  /// specific force of `samples`, less the estimated bias, turned by `rotation` (the frame's predicted
-  /// orientation) and with the estimated gravity added; nil without accelerometer samples or
-  /// `accelerometerWeight`, or while gravity in the odometry frame is not known well enough.
+  /// specific force of `samples` turned by `rotation` (the frame's predicted orientation), with the
+  /// gravity compensation at that orientation added (``compensation(_:rotation:)``: gravity less the
+  /// turned bias); nil without accelerometer samples or `accelerometerWeight`, or while that
+  /// compensation is not known to `maxGravityUncertaintyDegrees` (as the tilt of gravity it equals).
   private func acceleration(_ samples: [IMUSample], rotation: simd_quatd) -> SIMD3<Double>? {
     let forces = samples.compactMap(\.acceleration)
     guard depthOnly.accelerometerWeight > 0, !forces.isEmpty, let estimate = gravity.estimate,
-      estimate.seconds >= Self.minGravitySeconds,
-      estimate.uncertaintyDegrees < depthOnly.maxGravityUncertaintyDegrees,
-      abs(simd_length(estimate.gravity) - Self.standardGravity) < Self.gravityMagnitudeTolerance
+      estimate.seconds >= Self.minGravitySeconds
+    else { return nil }
+    // The compensation's error as the tilt of gravity it equals (0.17 m/s² per degree).
+    let compensation = Self.compensation(estimate, rotation: rotation)
+    let tiltDegrees = compensation.sigma / Self.standardGravity * 180 / .pi
+    guard tiltDegrees < depthOnly.maxGravityUncertaintyDegrees,
+      abs(simd_length(compensation.value) - Self.standardGravity) < Self.gravityMagnitudeTolerance
     else { return nil }
     let mean = forces.reduce(SIMD3<Double>.zero, +) / Double(forces.count)
-    return rotation.act(mean - estimate.bias) + estimate.gravity
+    return rotation.act(mean) + compensation.value
+  }
+
+  /// What the accelerometer's samples need added, once turned into O by `rotation`, to be the camera's
+  /// acceleration: gravity less the turned bias, `g − R b`, and its standard deviation (m/s², the
+  /// root of the covariance's trace). While the camera has not turned, the estimator cannot tell
+  /// gravity's direction from the bias (`uncertaintyDegrees` stays large), but this sum is known
+  /// from the first segments on: it is what the accelerometer reads at rest in this orientation.
+  private static func compensation(_ estimate: GravityEstimator.Estimate, rotation: simd_quatd) -> (
+    value: SIMD3<Double>, sigma: Double
+  ) {
+    let r = simd_double3x3(rotation)
+    let value = estimate.gravity - r * estimate.bias
+    guard estimate.covariance.count == 36 else { return (value, .infinity) }
+    // J = [I, -R] (3 x 6); the trace of J C Jᵀ.
+    var trace = 0.0
+    for row in 0..<3 {
+      var j = [Double](repeating: 0, count: 6)
+      j[row] = 1
+      for k in 0..<3 { j[3 + k] = -r[k][row] }
+      for a in 0..<6 { for b in 0..<6 { trace += j[a] * estimate.covariance[6 * a + b] * j[b] } }
+    }
+    return (value, max(0, trace).squareRoot())
   }
 
   /// No measurement: carry the motion on for a few frames (the filter's prediction), then hold the
