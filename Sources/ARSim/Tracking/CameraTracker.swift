@@ -171,7 +171,10 @@ package final class CameraTracker {
         map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
         imageIntrinsics: info.intrinsics)
     }
-    (odometry as? DepthOdometry)?.add(frame.imu)
+    if let depthOdometry = odometry as? DepthOdometry {
+      depthOdometry.add(frame.imu)
+      depthOdometry.gravity = leveller.plausibleEstimate
+    }
     (odometry as? RGBDOdometry)?.add(frame.imu)
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
