@@ -159,7 +159,7 @@ final class DepthOdometry: Odometry {
   /// root of the covariance's trace). While the camera has not turned, the estimator cannot tell
   /// gravity's direction from the bias (`uncertaintyDegrees` stays large), but this sum is known
   /// from the first segments on: it is what the accelerometer reads at rest in this orientation.
-  private static func compensation(_ estimate: GravityEstimator.Estimate, rotation: simd_quatd) -> (
+  static func compensation(_ estimate: GravityEstimator.Estimate, rotation: simd_quatd) -> (
     value: SIMD3<Double>, sigma: Double
   ) {
     let r = simd_double3x3(rotation)
