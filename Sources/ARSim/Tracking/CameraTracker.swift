@@ -173,6 +173,7 @@ package final class CameraTracker {
         imageIntrinsics: info.intrinsics)
     }
     odometry.add(frame.imu)
+    (odometry as? DepthOdometry)?.gravity = leveller.plausibleEstimate
     let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
       frame, oFromOptical: result.oFromOptical,

@@ -9,8 +9,9 @@
 /// it by a prior (`TrackerOptions.DepthOnly.gyroscopeWeight`): on phone depth the alignment's own
 /// rotation is the larger error. The translation goes through a ``PositionFilter``: smoothed against
 /// the alignment's frame-to-frame noise (a centimetre on phone depth), and, once gravity in the
-/// odometry frame is known (``GravityEstimator`` over the tracked poses and the accelerometer), driven
-/// by the gravity-compensated accelerometer, whose prediction starts the alignment and holds it
+/// odometry frame is known (the session's ``GravityEstimator``, the world levelling's, over the
+/// tracked poses and the accelerometer, handed in as ``gravity``), driven by the gravity-compensated
+/// accelerometer, whose prediction starts the alignment and holds it
 /// by a prior (`TrackerOptions.DepthOnly.accelerometerWeight`) in the directions the geometry
 /// leaves free. Keyframes are taken at the filtered pose.
 final class DepthOdometry: Odometry {
@@ -24,8 +25,10 @@ final class DepthOdometry: Odometry {
   private var gyroscope = GyroIntegrator()
   /// The translation's filter (from the first depth map on).
   private var filter: PositionFilter?
-  /// Gravity in the odometry frame, from the tracked poses and the accelerometer.
-  private var gravity = GravityEstimator()
+  /// Gravity in the odometry frame as the session's levelling estimated it up to the previous frame
+  /// (``WorldLeveller/plausibleEstimate``, which has passed the session's one test of reading like
+  /// gravity); set by the tracker before each frame, nil while unknown.
+  var gravity: GravityEstimator.Estimate?
   /// Inertial samples since the last frame.
   private var samples: [IMUSample] = []
   private var lastTimestamp: Double?
@@ -33,9 +36,6 @@ final class DepthOdometry: Odometry {
 
   /// Standard gravity, m/s².
   private static let standardGravity = 9.80665
-  /// A gravity estimate whose magnitude is further than this from standard gravity (m/s²) is not
-  /// used: the poses behind it are wrong (a phone accelerometer's scale is within a percent).
-  private static let gravityMagnitudeTolerance = 0.3
   /// Seconds of samples a gravity estimate needs before it is used.
   private static let minGravitySeconds = 1.0
   /// Frames without a measurement after which the motion is no longer carried on.
@@ -67,7 +67,6 @@ final class DepthOdometry: Odometry {
   /// (the next frame is predicted as without them).
   func cameraWasOff() {
     gyroscope.reset()
-    gravity.breakChain()
     lastTimestamp = nil
   }
 
@@ -83,13 +82,11 @@ final class DepthOdometry: Odometry {
     let acceleration = self.acceleration(samples, rotation: turn.map { pose.rotation * $0 } ?? pose.rotation)
     filter?.predict(dt: dt, acceleration: acceleration)
     guard let depth = depth?.map else {
-      gravity.breakChain()
       return predicted(turn: turn)
     }
     guard let keyframe else {
       self.keyframe = (depth, pose)
       filter = PositionFilter(position: pose.translation, noise: PositionFilter.Noise())
-      gravity.add(time: timestamp, oFromOptical: pose, samples: samples)
       return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])
     }
     // Without the accelerometer, start from the last pose, not the constant-velocity prediction:
@@ -114,7 +111,6 @@ final class DepthOdometry: Odometry {
         parameters: parameters),
       aligned.inlierFraction > depthOnly.minInlierFraction
     else {
-      gravity.breakChain()
       return predicted(turn: turn)
     }
     var measured = keyframe.oFromOptical * RigidTransform(aligned.currentFromReference).inverse
@@ -123,7 +119,6 @@ final class DepthOdometry: Odometry {
       measured.translation = filter.position
       self.filter = filter
     }
-    gravity.add(time: timestamp, oFromOptical: measured, samples: samples)
     velocity = pose.inverse * measured
     pose = measured
     lostFrames = 0
@@ -142,18 +137,43 @@ final class DepthOdometry: Odometry {
   }
 
   /// The camera's acceleration in the odometry frame over the last interval (m/s²): the mean
-  /// specific force of `samples`, less the estimated bias, turned by `rotation` (the frame's predicted
-  /// orientation) and with the estimated gravity added; nil without accelerometer samples or
-  /// `accelerometerWeight`, or while gravity in the odometry frame is not known well enough.
+  /// specific force of `samples` turned by `rotation` (the frame's predicted orientation), with the
+  /// gravity compensation at that orientation added (``compensation(_:rotation:)``: gravity less the
+  /// turned bias); nil without accelerometer samples or `accelerometerWeight`, or while that
+  /// compensation is not known to `maxGravityUncertaintyDegrees` (as the tilt of gravity it equals).
   private func acceleration(_ samples: [IMUSample], rotation: simd_quatd) -> SIMD3<Double>? {
     let forces = samples.compactMap(\.acceleration)
-    guard depthOnly.accelerometerWeight > 0, !forces.isEmpty, let estimate = gravity.estimate,
-      estimate.seconds >= Self.minGravitySeconds,
-      estimate.uncertaintyDegrees < depthOnly.maxGravityUncertaintyDegrees,
-      abs(simd_length(estimate.gravity) - Self.standardGravity) < Self.gravityMagnitudeTolerance
+    guard depthOnly.accelerometerWeight > 0, !forces.isEmpty, let estimate = gravity,
+      estimate.seconds >= Self.minGravitySeconds
     else { return nil }
+    // The compensation's error as the tilt of gravity it equals (0.17 m/s² per degree).
+    let compensation = Self.compensation(estimate, rotation: rotation)
+    let tiltDegrees = compensation.sigma / Self.standardGravity * 180 / .pi
+    guard tiltDegrees < depthOnly.maxGravityUncertaintyDegrees else { return nil }
     let mean = forces.reduce(SIMD3<Double>.zero, +) / Double(forces.count)
-    return rotation.act(mean - estimate.bias) + estimate.gravity
+    return rotation.act(mean) + compensation.value
+  }
+
+  /// What the accelerometer's samples need added, once turned into O by `rotation`, to be the camera's
+  /// acceleration: gravity less the turned bias, `g − R b`, and its standard deviation (m/s², the
+  /// root of the covariance's trace). While the camera has not turned, the estimator cannot tell
+  /// gravity's direction from the bias (`uncertaintyDegrees` stays large), but this sum is known
+  /// from the first segments on: it is what the accelerometer reads at rest in this orientation.
+  static func compensation(_ estimate: GravityEstimator.Estimate, rotation: simd_quatd) -> (
+    value: SIMD3<Double>, sigma: Double
+  ) {
+    let r = simd_double3x3(rotation)
+    let value = estimate.gravity - r * estimate.bias
+    guard estimate.covariance.count == 36 else { return (value, .infinity) }
+    // J = [I, -R] (3 x 6); the trace of J C Jᵀ.
+    var trace = 0.0
+    for row in 0..<3 {
+      var j = [Double](repeating: 0, count: 6)
+      j[row] = 1
+      for k in 0..<3 { j[3 + k] = -r[k][row] }
+      for a in 0..<6 { for b in 0..<6 { trace += j[a] * estimate.covariance[6 * a + b] * j[b] } }
+    }
+    return (value, max(0, trace).squareRoot())
   }
 
   /// No measurement: carry the motion on for a few frames (the filter's prediction), then hold the

@@ -23,6 +23,9 @@ package struct GravityEstimator: Sendable {
     package var uncertaintyDegrees: Double
     /// Seconds of samples behind it.
     package var seconds: Double
+    /// The covariance of (gravity, bias), row-major 6 x 6, (m/s²)² (from the residuals, as
+    /// `uncertaintyDegrees`); empty when not computed.
+    package var covariance: [Double] = []
   }
 
   /// Seconds per segment (one equation). Default 0.25.
@@ -252,7 +255,7 @@ package struct GravityEstimator: Sendable {
     let sigma = max(0, across - along).squareRoot() / length
     return Estimate(
       gravity: gravity, bias: SIMD3(x[3], x[4], x[5]), uncertaintyDegrees: sigma * 180 / .pi,
-      seconds: seconds)
+      seconds: seconds, covariance: inverse.map { $0 * variance })
   }
 
   /// The inverse of a row-major 6x6 matrix by Gauss–Jordan elimination with partial pivoting; nil

@@ -220,9 +220,12 @@ extension TrackerOptions {
     /// 0.01 holds such directions while a surface facing the motion with a few percent of the
     /// points outweighs it. 0 ignores the accelerometer. Default 0.01.
     public var accelerometerWeight = 0.01
-    /// The accelerometer predicts the translation only while the uncertainty of gravity's direction
-    /// in the odometry frame (`GravityEstimator`) is below this, degrees: a one-degree error is an
-    /// acceleration of 0.17 m/s², a centimetre in a third of a second. Default 1.
+    /// The accelerometer predicts the translation only while the uncertainty of what it needs added
+    /// in the odometry frame, gravity less the bias turned into the frame's orientation
+    /// (`GravityEstimator`), is below the tilt of gravity of this many degrees: a one-degree error is
+    /// an acceleration of 0.17 m/s², a centimetre in a third of a second. (Gravity's direction alone
+    /// is not known until the camera turns, which tells it from the bias; the sum is known at once.)
+    /// Default 1.
     public var maxGravityUncertaintyDegrees = 1.0
 
     /// The defaults.

@@ -20,6 +20,10 @@ struct WorldLeveller {
   }
 
   private(set) var estimator = GravityEstimator()
+  /// The last estimate that read like gravity (the session's one test of an estimate's magnitude),
+  /// nil before one did: what the world is levelled by, and what depth-only odometry integrates
+  /// the accelerometer with.
+  private(set) var plausibleEstimate: GravityEstimator.Estimate?
   /// Where gravity came from, once known.
   private(set) var source: GravitySource?
   /// Up in O, once known.
@@ -54,6 +58,7 @@ struct WorldLeveller {
     if let estimate = estimator.estimate {
       let length = simd_length(estimate.gravity)
       if length > 7, length < 12.5 {
+        plausibleEstimate = estimate
         let up = -estimate.gravity / length
         if let old = upInO, let previous = worldFromO {
           let follows = !isSettled || options.relevelsOnceSettled
