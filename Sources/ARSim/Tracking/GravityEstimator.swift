@@ -49,8 +49,10 @@ package struct GravityEstimator: Sendable {
   package var segmentSigma = 0.01
   /// Whether the segments' standard deviation is learned from the session's own residuals (the
   /// innovations of each new segment against the estimate before it, ``segmentSigma`` counted as
-  /// ``noisePriorSegments`` of them), and segments far outside it (a whip pan's blurred velocities)
-  /// weigh less (Huber's weights beyond ``outlierSigmas``). Default false.
+  /// ``noisePriorSegments`` of them; an innovation beyond ``outlierSigmas`` counts as that many). Every
+  /// segment keeps its full weight: a bad velocity at a segment boundary errs in opposite directions
+  /// in the two segments that share it, which cancel for gravity only while both weigh the same.
+  /// Default false.
   package var learnsNoise = false
   /// Random walk of gravity's direction in O, degrees per √s: the odometry's orientation drifts, so
   /// that older segments say less about gravity under the current camera (not about the bias). Nil:
@@ -60,8 +62,8 @@ package struct GravityEstimator: Sendable {
   package var scaleDrift = 0.0
   /// Segments the starting ``segmentSigma`` counts as when the noise is learned. Default 8 (2 s).
   package var noisePriorSegments = 8.0
-  /// Innovations beyond this many standard deviations (root mean square over the three rows) weigh
-  /// less, as Huber's loss weighs them. Default 3.
+  /// Innovations beyond this many standard deviations (root mean square over the three rows) count
+  /// as this many in the learned noise. Default 3.
   package var outlierSigmas = 3.0
 
   /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`
@@ -120,15 +122,15 @@ package struct GravityEstimator: Sendable {
   /// The unknowns: gravity (3), bias (3), scale.
   private static let unknowns = 7
   /// Normal equations (row-major) and right-hand side of `(g, b, k)` in units of the segments'
-  /// variance, without the priors (``prior``), each segment weighed by its robust weight.
+  /// variance, without the priors (``prior``).
   private var normal = [Double](repeating: 0, count: unknowns * unknowns)
   private var right = [Double](repeating: 0, count: unknowns)
   private var equations = 0
   private var seconds = 0.0
-  /// The weighted sum of the right-hand sides' squares and the rows' total weight, for the residual
-  /// variance when the noise is not learned.
+  /// The sum of the right-hand sides' squares and the rows' number, for the residual variance when
+  /// the noise is not learned.
   private var squaredRight = 0.0
-  private var rowWeight = 0.0
+  private var rowCount = 0.0
   /// The segments' variance learned so far (``learnsNoise``): the sum of the innovations' per-row
   /// variances and their count, after the prior's.
   private var noiseSum = 0.0
@@ -271,7 +273,7 @@ package struct GravityEstimator: Sendable {
   }
 
   /// Adds `y = −g·span + m·b + k·moved` (three rows): after letting gravity (and the scale) drift
-  /// over the segment's span, and, with ``learnsNoise``, weighing it by its innovation.
+  /// over the segment's span, and, with ``learnsNoise``, learning the noise from its innovation.
   private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, moved: SIMD3<Double>, span: Double) {
     let n = Self.unknowns
     let held = scalePriorSigma <= 0
@@ -286,21 +288,20 @@ package struct GravityEstimator: Sendable {
       rows.append(a)
       values.append(held ? y[row] - moved[row] : y[row])
     }
-    var weight = 1.0
     let variance = self.variance
     if equations > 0, let (_, inverse, x) = solve(variance: variance) {
       if driftDegrees != nil || scaleDrift > 0 {
         drift(span: span, inverse: inverse, x: x, variance: variance)
       }
-      if learnsNoise { weight = innovationWeight(rows: rows, values: values, variance: variance) }
+      if learnsNoise { learnNoise(rows: rows, values: values, variance: variance) }
     }
     for (a, value) in zip(rows, values) {
       for i in 0..<n {
-        right[i] += weight * a[i] * value
-        for j in 0..<n { normal[n * i + j] += weight * a[i] * a[j] }
+        right[i] += a[i] * value
+        for j in 0..<n { normal[n * i + j] += a[i] * a[j] }
       }
-      squaredRight += weight * value * value
-      rowWeight += weight
+      squaredRight += value * value
+      rowCount += 1
     }
     equations += 1
     seconds += span
@@ -328,10 +329,10 @@ package struct GravityEstimator: Sendable {
     }
   }
 
-  /// A new segment's robust weight from its innovation (its residual against the estimate before it,
-  /// whose own uncertainty is taken out), which also goes into the learned variance.
-  private mutating func innovationWeight(rows: [[Double]], values: [Double], variance: Double) -> Double {
-    guard let (_, inverse, x) = solve(variance: variance) else { return 1 }
+  /// Adds a new segment's innovation (its residual against the estimate before it, whose own
+  /// uncertainty is taken out) to the learned variance.
+  private mutating func learnNoise(rows: [[Double]], values: [Double], variance: Double) {
+    guard let (_, inverse, x) = solve(variance: variance) else { return }
     let n = Self.unknowns
     var squared = 0.0
     var spread = 0.0
@@ -345,11 +346,8 @@ package struct GravityEstimator: Sendable {
       spread += 1 + own
     }
     let perRow = squared / spread
-    let sigmas = (perRow / variance).squareRoot()
-    let weight = sigmas > outlierSigmas ? outlierSigmas / sigmas : 1
     noiseSum += min(perRow, outlierSigmas * outlierSigmas * variance)
     noiseCount += 1
-    return weight
   }
 
   /// The current estimate, or nil before the first segment closes (or when degenerate).
@@ -379,11 +377,11 @@ package struct GravityEstimator: Sendable {
   private func residualVariance(_ x: [Double]) -> Double? {
     let n = Self.unknowns
     let free = scalePriorSigma > 0 ? n : n - 1
-    guard rowWeight > Double(free) else { return nil }
+    guard rowCount > Double(free) else { return nil }
     var fitted = 0.0
     for i in 0..<n { for j in 0..<n { fitted += x[i] * normal[n * i + j] * x[j] } }
     let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
-    return residual / (rowWeight - Double(free))
+    return residual / (rowCount - Double(free))
   }
 
   /// The inverse of a row-major square matrix by Gauss–Jordan elimination with partial pivoting; nil

