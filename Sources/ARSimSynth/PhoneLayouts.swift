@@ -97,7 +97,7 @@ struct StraySink: SessionSink {
     let f = sample.acceleration ?? .zero
     let w = sample.rotationRate ?? .zero
     // The inverse of PhoneAxes: CoreMotion reads minus the specific force, in g, device axes.
-    let g = 9.80665
+    let g = standardGravity
     let device = [f.y / g, f.x / g, f.z / g, -w.y, -w.x, -w.z]
     imu.append(
       ([String(format: "%.6f", sample.timestamp)] + PhoneFiles.exact(device)).joined(separator: ", "))

@@ -1,3 +1,5 @@
+import ARSimMath
+
 /// Depth-only odometry (`--mode depth`): each depth map is aligned by point-to-plane ICP
 /// (``DepthAlignment``) to the current keyframe's depth map, the model it is tracked against,
 /// starting from the last pose; a new keyframe is taken once the camera has
@@ -34,8 +36,6 @@ final class DepthOdometry: Odometry {
   private var lastTimestamp: Double?
   private(set) var timings = StageTimings()
 
-  /// Standard gravity, m/s².
-  private static let standardGravity = 9.80665
   /// Seconds of samples a gravity estimate needs before it is used.
   private static let minGravitySeconds = 1.0
   /// Frames without a measurement after which the motion is no longer carried on.
@@ -148,7 +148,7 @@ final class DepthOdometry: Odometry {
     else { return nil }
     // The compensation's error as the tilt of gravity it equals (0.17 m/s² per degree).
     let compensation = Self.compensation(estimate, rotation: rotation)
-    let tiltDegrees = compensation.sigma / Self.standardGravity * 180 / .pi
+    let tiltDegrees = compensation.sigma / standardGravity * 180 / .pi
     guard tiltDegrees < depthOnly.maxGravityUncertaintyDegrees else { return nil }
     let mean = forces.reduce(SIMD3<Double>.zero, +) / Double(forces.count)
     return rotation.act(mean) + compensation.value

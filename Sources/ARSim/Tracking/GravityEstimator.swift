@@ -1,25 +1,32 @@
 import ARSimMath
 import Foundation
 
-/// Gravity and the accelerometer's bias estimated from every accelerometer sample of a session,
-/// rotated into the odometry frame O by the tracked orientation (interpolated to the sample's time).
+/// Gravity, the accelerometer's bias and the tracked positions' scale, estimated from every
+/// accelerometer sample of a session rotated into the odometry frame O by the tracked orientation
+/// (interpolated to the sample's time).
 ///
 /// The accelerometer reads `f = Rᵀ(a − g) + b` (R: O from the optical frame, `a` the camera's linear
 /// acceleration in O, `g` gravity in O, `b` the bias in the sensor's frame). Over a segment of the
-/// session, `∫R f dt = Δv − g·T + (∫R dt)·b`, where `Δv` is the change of the tracked velocity
-/// across it (a local quadratic fit at each end of the tracked positions, less the motion the samples
-/// describe about that frame). The samples' integrals end at the frames' times (the last sample held
-/// over the rest of its interval), as the velocities do. Segments of about
-/// ``segmentSeconds`` give one linear equation each in `(g, b)`; their least-squares solution, with a
-/// zero-mean prior of ``biasPriorSigma`` on the bias, is the estimate. The velocity terms telescope,
-/// so velocity errors do not accumulate; the bias separates from gravity as the camera turns.
+/// session, `∫R f dt = Δv − g·T + (∫R dt)·b`, where `Δv` is the change of the camera's velocity
+/// across it: `k·Δv̂ − Δs`, with `Δv̂` from a local quadratic fit at each end of the tracked positions,
+/// `Δs` the same fit to the motion the samples describe about that frame (what the sparse frames do
+/// not resolve), and `k` the positions' scale (metres per tracked unit: 1 for metric depth, unknown
+/// for a monocular map). The samples' integrals end at the frames' times (the last sample held over
+/// the rest of its interval), as the velocities do. Segments of about ``segmentSeconds`` give one
+/// linear equation each in `(g, b, k)`, weighed by one standard deviation for every segment; the
+/// estimate is their least-squares solution with zero-mean priors of ``biasPriorSigma`` on the bias
+/// and ``scalePriorSigma`` on `k − 1`. The velocity terms telescope, so velocity errors do not
+/// accumulate; the bias separates from gravity as the camera turns, so it is held for the whole
+/// session, while gravity in O may follow the odometry's slow orientation drift (``driftDegrees``).
 /// Not thread-safe; deterministic.
 package struct GravityEstimator: Sendable {
-  /// The estimate: gravity in O (m/s², pointing down), the bias (m/s², sensor frame), and the
-  /// standard deviation of gravity's direction in degrees (from the residuals).
+  /// The estimate: gravity in O (m/s², pointing down), the bias (m/s², sensor frame), the scale, and
+  /// the standard deviation of gravity's direction in degrees.
   package struct Estimate: Sendable, Equatable {
     package var gravity: SIMD3<Double>
     package var bias: SIMD3<Double>
+    /// Metres per unit of the tracked positions.
+    package var scale: Double
     package var uncertaintyDegrees: Double
     /// Seconds of samples behind it.
     package var seconds: Double
@@ -34,15 +41,33 @@ package struct GravityEstimator: Sendable {
   package var velocityHalfWindow = 0.1
   /// Prior standard deviation of each bias component, m/s² (phones: a few hundredths). Default 0.1.
   package var biasPriorSigma = 0.1
+  /// Prior standard deviation of the positions' scale about 1; 0 holds it at 1 (metric positions).
+  /// Default 0.
+  package var scalePriorSigma = 0.0
   /// Standard deviation assumed for one segment's residual, m/s (the error of the tracked velocities
-  /// at its ends), which weighs the prior. Default 0.01: with the samples' motion taken out of the
-  /// velocity fits, a phone-profile session's segments (10 fps, 1-2 mm tracked positions) leave 3-6
-  /// mm/s against exact gravity and bias, 10-25 mm/s before (hand shake the frames do not resolve).
+  /// at its ends), which weighs the priors against the segments. Default 0.01: with the samples'
+  /// motion taken out of the velocity fits, a phone-profile session's segments (10 fps, 1-2 mm tracked
+  /// positions) leave 3-6 mm/s against exact gravity and bias, 10-25 mm/s before (hand shake the frames
+  /// do not resolve). With ``learnsNoise`` it is only the start of the session's own.
   package var segmentSigma = 0.01
-  /// Seconds over which old segments fade (their weight falls by e per this many seconds of samples
-  /// since), so that the estimate follows the slow drift of the odometry's orientation: gravity in O is
-  /// then the current camera's, not the session's average. Nil: every segment weighs the same.
-  package var memorySeconds: Double? = nil
+  /// Whether the segments' standard deviation is learned from the session's own residuals (the
+  /// innovations of each new segment against the estimate before it, ``segmentSigma`` counted as
+  /// ``noisePriorSegments`` of them; an innovation beyond ``outlierSigmas`` counts as that many). Every
+  /// segment keeps its full weight: a bad velocity at a segment boundary errs in opposite directions
+  /// in the two segments that share it, which cancel for gravity only while both weigh the same.
+  /// Default false.
+  package var learnsNoise = false
+  /// Random walk of gravity's direction in O, degrees per √s: the odometry's orientation drifts, so
+  /// that older segments say less about gravity under the current camera (not about the bias). Nil:
+  /// gravity in O is constant. Default nil.
+  package var driftDegrees: Double? = nil
+  /// Random walk of the scale (relative, per √s): a monocular map's scale drifts. Default 0.
+  package var scaleDrift = 0.0
+  /// Segments the starting ``segmentSigma`` counts as when the noise is learned. Default 8 (2 s).
+  package var noisePriorSegments = 8.0
+  /// Innovations beyond this many standard deviations (root mean square over the three rows) count
+  /// as this many in the learned noise. Default 3.
+  package var outlierSigmas = 3.0
 
   /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`
   /// and `∫∫R f` up to the last sample, and the same held to the frame's time (the last sample's
@@ -97,16 +122,24 @@ package struct GravityEstimator: Sendable {
   /// Frames of the current unbroken chain not yet behind a closed segment, oldest first (the first
   /// is the open segment's start).
   private var chain: [Node] = []
-  /// Normal equations (6x6, row-major) and right-hand side of `(g, b)`; residual sums for the scale.
-  private var normal = [Double](repeating: 0, count: 36)
-  private var right = [Double](repeating: 0, count: 6)
-  private var squaredRight = 0.0
+  /// The unknowns: gravity (3), bias (3), scale.
+  private static let unknowns = 7
+  /// Normal equations (row-major) and right-hand side of `(g, b, k)` in units of the segments'
+  /// variance, without the priors (``prior``).
+  private var normal = [Double](repeating: 0, count: unknowns * unknowns)
+  private var right = [Double](repeating: 0, count: unknowns)
   private var equations = 0
-  /// The equations' total weight (their number without fading).
-  private var weight = 0.0
   private var seconds = 0.0
-  /// The velocity at the open segment's start, when known.
-  private var startVelocity: SIMD3<Double>?
+  /// The sum of the right-hand sides' squares and the rows' number, for the residual variance when
+  /// the noise is not learned.
+  private var squaredRight = 0.0
+  private var rowCount = 0.0
+  /// The segments' variance learned so far (``learnsNoise``): the sum of the innovations' per-row
+  /// variances and their count, after the prior's.
+  private var noiseSum = 0.0
+  private var noiseCount = 0.0
+  /// The velocity fits (positions, samples' motion) at the open segment's start, when known.
+  private var startVelocity: (positions: SIMD3<Double>, samples: SIMD3<Double>)?
 
   /// An estimator with no evidence.
   package init() {}
@@ -147,11 +180,12 @@ package struct GravityEstimator: Sendable {
 
   /// The velocity in O at `chain[index]` from a quadratic fit of the positions within
   /// ``velocityHalfWindow`` (at least two frames on each side where the chain has them, four in all),
-  /// or nil when the chain does not yet reach that far past it. The motion the rotated samples
-  /// describe about that frame (their double integral, less its value and slope there) is taken out
-  /// of the positions first: what remains is the slow part, `p₀ + v₀τ + ½(g − R b)τ²`, which a
-  /// quadratic fits however fast the hand shakes (the samples see the shake, sparse frames do not).
-  private func velocity(at index: Int) -> SIMD3<Double>? {
+  /// and the same fit to the motion the rotated samples describe about that frame (their double
+  /// integral, less its value and slope there); nil when the chain does not yet reach that far past
+  /// it. The camera's velocity is the first times the scale less the second: the positions less the
+  /// samples' motion are the slow part, `p₀ + v₀τ + ½(g − R b)τ²`, which a quadratic fits however
+  /// fast the hand shakes (the samples see the shake, sparse frames do not).
+  private func velocity(at index: Int) -> (positions: SIMD3<Double>, samples: SIMD3<Double>)? {
     let origin = chain[index]
     let t0 = origin.time
     var first = index
@@ -166,19 +200,25 @@ package struct GravityEstimator: Sendable {
     else { return nil }
     let span = max(t0 - chain[first].time, chain[last].time - t0)
     var normal = simd_double3x3()
-    var right = simd_double3x3()
+    var positions = simd_double3x3()
+    var samples = simd_double3x3()
     for node in chain[first...last] {
       let elapsed = node.time - t0
       let sampled = node.heldDouble - origin.heldDouble - origin.heldForce * elapsed
-      let slow = node.position - sampled
       let tau = elapsed / span
       let basis = SIMD3(1, tau, tau * tau)
       normal += simd_double3x3(basis * basis.x, basis * basis.y, basis * basis.z)
-      right += simd_double3x3(basis * slow.x, basis * slow.y, basis * slow.z)
+      let p = node.position
+      positions += simd_double3x3(basis * p.x, basis * p.y, basis * p.z)
+      samples += simd_double3x3(basis * sampled.x, basis * sampled.y, basis * sampled.z)
     }
     guard abs(normal.determinant) > 1e-12 else { return nil }
-    let c = normal.inverse * right
-    return SIMD3(c.columns.0.y, c.columns.1.y, c.columns.2.y) / span
+    let inverse = normal.inverse
+    let (c, d) = (inverse * positions, inverse * samples)
+    return (
+      SIMD3(c.columns.0.y, c.columns.1.y, c.columns.2.y) / span,
+      SIMD3(d.columns.0.y, d.columns.1.y, d.columns.2.y) / span
+    )
   }
 
   /// Closes every segment whose end velocity is known, adding its equation.
@@ -193,99 +233,189 @@ package struct GravityEstimator: Sendable {
         let endVelocity = velocity(at: end), let startVelocity
       else { return }
       let node = chain[end]
-      let y = node.heldForce - start.heldForce - (endVelocity - startVelocity)
+      let y = node.heldForce - start.heldForce + (endVelocity.samples - startVelocity.samples)
       let m = node.heldRotation - start.heldRotation
       let span = node.heldSeconds - start.heldSeconds
-      if span > 0 { addEquation(y: y, m: m, span: span) }
+      if span > 0 {
+        addEquation(y: y, m: m, moved: endVelocity.positions - startVelocity.positions, span: span)
+      }
       chain.removeFirst(end)
       self.startVelocity = endVelocity
     }
   }
 
-  /// Adds `y = −g·span + m·b` (three rows), after fading the older ones (``memorySeconds``).
-  private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, span: Double) {
-    if let memory = memorySeconds, memory > 0 {
-      let fade = exp(-span / memory)
-      for i in normal.indices { normal[i] *= fade }
-      for i in right.indices { right[i] *= fade }
-      squaredRight *= fade
-      weight *= fade
-    }
+  /// The segments' variance, m²/s²: ``segmentSigma``², or with ``learnsNoise`` the session's own.
+  private var variance: Double {
+    let prior = segmentSigma * segmentSigma
+    guard learnsNoise else { return prior }
+    return (prior * noisePriorSegments + noiseSum) / (noisePriorSegments + noiseCount)
+  }
+
+  /// The priors' diagonal and right-hand side in units of the segments' variance: the bias's, and the
+  /// scale's (or, with the scale held, a unit weight on `k = 1`, its column being empty).
+  private func prior(variance: Double) -> (diagonal: [Double], right: [Double]) {
+    var diagonal = [Double](repeating: 0, count: Self.unknowns)
+    var right = [Double](repeating: 0, count: Self.unknowns)
+    let bias = variance / (biasPriorSigma * biasPriorSigma)
+    for k in 3..<6 { diagonal[k] = bias }
+    diagonal[6] = scalePriorSigma > 0 ? variance / (scalePriorSigma * scalePriorSigma) : 1
+    right[6] = diagonal[6]
+    return (diagonal, right)
+  }
+
+  /// The normal equations with the priors, their inverse and solution; nil when singular.
+  private func solve(variance: Double) -> (full: [Double], inverse: [Double], x: [Double])? {
+    let n = Self.unknowns
+    let (diagonal, priorRight) = prior(variance: variance)
+    var full = normal
+    for k in 0..<n { full[(n + 1) * k] += diagonal[k] }
+    guard let inverse = Self.inverse(full, dimension: n) else { return nil }
+    var x = [Double](repeating: 0, count: n)
+    for i in 0..<n { for j in 0..<n { x[i] += inverse[n * i + j] * (right[j] + priorRight[j]) } }
+    return (full, inverse, x)
+  }
+
+  /// Adds `y = −g·span + m·b + k·moved` (three rows): after letting gravity (and the scale) drift
+  /// over the segment's span, and, with ``learnsNoise``, learning the noise from its innovation.
+  private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, moved: SIMD3<Double>, span: Double) {
+    let n = Self.unknowns
+    let held = scalePriorSigma <= 0
+    // The three rows: coefficients of (g, b, k) and the right-hand side (with k = 1 when held).
+    var rows: [[Double]] = []
+    var values: [Double] = []
     for row in 0..<3 {
-      var a = [Double](repeating: 0, count: 6)
+      var a = [Double](repeating: 0, count: n)
       a[row] = -span
       for k in 0..<3 { a[3 + k] = m[k][row] }
-      for i in 0..<6 {
-        right[i] += a[i] * y[row]
-        for j in 0..<6 { normal[6 * i + j] += a[i] * a[j] }
+      a[6] = held ? 0 : moved[row]
+      rows.append(a)
+      values.append(held ? y[row] - moved[row] : y[row])
+    }
+    let variance = self.variance
+    if equations > 0, let (_, inverse, x) = solve(variance: variance) {
+      if driftDegrees != nil || scaleDrift > 0 {
+        drift(span: span, inverse: inverse, x: x, variance: variance)
       }
-      squaredRight += y[row] * y[row]
+      if learnsNoise { learnNoise(rows: rows, values: values, variance: variance) }
+    }
+    for (a, value) in zip(rows, values) {
+      for i in 0..<n {
+        right[i] += a[i] * value
+        for j in 0..<n { normal[n * i + j] += a[i] * a[j] }
+      }
+      squaredRight += value * value
+      rowCount += 1
     }
     equations += 1
-    weight += 1
     seconds += span
+  }
+
+  /// Widens the estimate's covariance by the drift over `span` seconds (gravity's direction, the
+  /// scale), keeping the estimate: the information is the widened covariance's inverse.
+  private mutating func drift(span: Double, inverse: [Double], x: [Double], variance: Double) {
+    let n = Self.unknowns
+    var covariance = inverse
+    if let driftDegrees {
+      let g = simd_length(SIMD3(x[0], x[1], x[2]))
+      let step = g * driftDegrees * .pi / 180
+      for k in 0..<3 { covariance[(n + 1) * k] += step * step * span / variance }
+    }
+    if scalePriorSigma > 0 { covariance[(n + 1) * 6] += scaleDrift * scaleDrift * span / variance }
+    guard let widened = Self.inverse(covariance, dimension: n) else { return }
+    let (diagonal, priorRight) = prior(variance: variance)
+    normal = widened
+    for k in 0..<n { normal[(n + 1) * k] -= diagonal[k] }
+    for i in 0..<n {
+      var sum = 0.0
+      for j in 0..<n { sum += widened[n * i + j] * x[j] }
+      right[i] = sum - priorRight[i]
+    }
+  }
+
+  /// Adds a new segment's innovation (its residual against the estimate before it, whose own
+  /// uncertainty is taken out) to the learned variance.
+  private mutating func learnNoise(rows: [[Double]], values: [Double], variance: Double) {
+    guard let (_, inverse, x) = solve(variance: variance) else { return }
+    let n = Self.unknowns
+    var squared = 0.0
+    var spread = 0.0
+    for (a, value) in zip(rows, values) {
+      var predicted = 0.0
+      for i in 0..<n { predicted += a[i] * x[i] }
+      squared += (value - predicted) * (value - predicted)
+      // The row's predicted variance, in units of the segments': 1 + aᵀ N⁻¹ a.
+      var own = 0.0
+      for i in 0..<n { for j in 0..<n { own += a[i] * inverse[n * i + j] * a[j] } }
+      spread += 1 + own
+    }
+    let perRow = squared / spread
+    noiseSum += min(perRow, outlierSigmas * outlierSigmas * variance)
+    noiseCount += 1
   }
 
   /// The current estimate, or nil before the first segment closes (or when degenerate).
   package var estimate: Estimate? {
     guard equations > 0 else { return nil }
-    var n = normal
-    let prior = (segmentSigma / biasPriorSigma) * (segmentSigma / biasPriorSigma)
-    for k in 3..<6 { n[7 * k] += prior }
-    guard let inverse = Self.inverse6(n) else { return nil }
-    var x = [Double](repeating: 0, count: 6)
-    for i in 0..<6 { for j in 0..<6 { x[i] += inverse[6 * i + j] * right[j] } }
+    let variance = self.variance
+    guard let (_, inverse, x) = solve(variance: variance) else { return nil }
+    let n = Self.unknowns
     let gravity = SIMD3(x[0], x[1], x[2])
     let length = simd_length(gravity)
     guard length > 0, length.isFinite else { return nil }
-    // Residual sum of squares from the normal equations: |y|² − 2xᵀr + xᵀNx (N without the prior).
-    var fitted = 0.0
-    for i in 0..<6 {
-      for j in 0..<6 { fitted += x[i] * normal[6 * i + j] * x[j] }
-    }
-    let rows = 3 * weight
-    let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
-    let variance = rows > 6 ? residual / (rows - 6) : segmentSigma * segmentSigma
+    let spread = learnsNoise ? variance : residualVariance(x) ?? variance
     // Direction spread: the covariance of g across its direction.
     let u = gravity / length
     var across = 0.0
-    for i in 0..<3 { across += inverse[7 * i] * variance }
+    for i in 0..<3 { across += inverse[(n + 1) * i] * spread }
     var along = 0.0
-    for i in 0..<3 { for j in 0..<3 { along += u[i] * inverse[6 * i + j] * variance * u[j] } }
+    for i in 0..<3 { for j in 0..<3 { along += u[i] * inverse[n * i + j] * spread * u[j] } }
     let sigma = max(0, across - along).squareRoot() / length
     return Estimate(
-      gravity: gravity, bias: SIMD3(x[3], x[4], x[5]), uncertaintyDegrees: sigma * 180 / .pi,
-      seconds: seconds, covariance: inverse.map { $0 * variance })
+      gravity: gravity, bias: SIMD3(x[3], x[4], x[5]), scale: x[6],
+      uncertaintyDegrees: sigma * 180 / .pi, seconds: seconds,
+      covariance: (0..<36).map { inverse[n * ($0 / 6) + $0 % 6] * spread })
   }
 
-  /// The inverse of a row-major 6x6 matrix by Gauss–Jordan elimination with partial pivoting; nil
+  /// The residuals' variance per row at `x` from the normal equations (|y|² − 2xᵀr + xᵀNx, N
+  /// without the priors), or nil while the rows are too few.
+  private func residualVariance(_ x: [Double]) -> Double? {
+    let n = Self.unknowns
+    let free = scalePriorSigma > 0 ? n : n - 1
+    guard rowCount > Double(free) else { return nil }
+    var fitted = 0.0
+    for i in 0..<n { for j in 0..<n { fitted += x[i] * normal[n * i + j] * x[j] } }
+    let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
+    return residual / (rowCount - Double(free))
+  }
+
+  /// The inverse of a row-major square matrix by Gauss–Jordan elimination with partial pivoting; nil
   /// when singular.
-  static func inverse6(_ matrix: [Double]) -> [Double]? {
+  static func inverse(_ matrix: [Double], dimension n: Int) -> [Double]? {
     var a = matrix
-    var inverse = [Double](repeating: 0, count: 36)
-    for i in 0..<6 { inverse[7 * i] = 1 }
+    var inverse = [Double](repeating: 0, count: n * n)
+    for i in 0..<n { inverse[(n + 1) * i] = 1 }
     let scale = matrix.map(abs).max() ?? 0
     guard scale > 0 else { return nil }
-    for column in 0..<6 {
-      let pivot = (column..<6).max { abs(a[6 * $0 + column]) < abs(a[6 * $1 + column]) }!
-      guard abs(a[6 * pivot + column]) > 1e-12 * scale else { return nil }
+    for column in 0..<n {
+      let pivot = (column..<n).max { abs(a[n * $0 + column]) < abs(a[n * $1 + column]) }!
+      guard abs(a[n * pivot + column]) > 1e-12 * scale else { return nil }
       if pivot != column {
-        for k in 0..<6 {
-          a.swapAt(6 * pivot + k, 6 * column + k)
-          inverse.swapAt(6 * pivot + k, 6 * column + k)
+        for k in 0..<n {
+          a.swapAt(n * pivot + k, n * column + k)
+          inverse.swapAt(n * pivot + k, n * column + k)
         }
       }
-      let p = a[6 * column + column]
-      for k in 0..<6 {
-        a[6 * column + k] /= p
-        inverse[6 * column + k] /= p
+      let p = a[n * column + column]
+      for k in 0..<n {
+        a[n * column + k] /= p
+        inverse[n * column + k] /= p
       }
-      for row in 0..<6 where row != column {
-        let factor = a[6 * row + column]
+      for row in 0..<n where row != column {
+        let factor = a[n * row + column]
         guard factor != 0 else { continue }
-        for k in 0..<6 {
-          a[6 * row + k] -= factor * a[6 * column + k]
-          inverse[6 * row + k] -= factor * inverse[6 * column + k]
+        for k in 0..<n {
+          a[n * row + k] -= factor * a[n * column + k]
+          inverse[n * row + k] -= factor * inverse[n * column + k]
         }
       }
     }

@@ -24,6 +24,12 @@ struct WorldLeveller {
   /// nil before one did: what the world is levelled by, and what depth-only odometry integrates
   /// the accelerometer with.
   private(set) var plausibleEstimate: GravityEstimator.Estimate?
+  /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
+  /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
+  private static let monocularScalePriorSigma = 10.0
+  /// Relative random walk of a monocular map's scale per √s: it drifts by a few percent over tens of
+  /// seconds as landmarks are triangulated from tracked poses.
+  private static let monocularScaleDrift = 0.01
   /// Where gravity came from, once known.
   private(set) var source: GravitySource?
   /// Up in O, once known.
@@ -47,7 +53,12 @@ struct WorldLeveller {
       return Update(worldFromO: worldFromO, correction: nil)
     }
     if startTime == nil {
-      estimator.memorySeconds = options.gravityMemorySeconds
+      estimator.driftDegrees = options.gravityDriftDegrees
+      estimator.learnsNoise = true
+      if options.mode == .mono {
+        estimator.scalePriorSigma = Self.monocularScalePriorSigma
+        estimator.scaleDrift = Self.monocularScaleDrift
+      }
     }
     if measured {
       estimator.add(time: frame.timestamp, oFromOptical: oFromOptical, samples: frame.imu)

@@ -268,9 +268,11 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
     // fitted over the 5x5 depth pixels around it (the depth noise, not the shutter, was what was
     // left: other seeds gave as much with a global shutter). Issue 13's 2 mm.
     #expect(ate.rmse < 0.002, "ATE \(ate.rmse) m")
-    // 0.29° with the shutter ignored; 0.19° undone (release); 0.139° with the hand shake between the
-    // frames taken out of the gravity estimator's velocity fits, but 0.185° once the features' depth
-    // is fitted over 5x5 pixels as well (release). Issue 13 asks for 0.15°: not met on this session.
-    #expect(gravity < 0.2, "gravity error median \(gravity)°")
+    // 0.29° with the shutter ignored; 0.19° undone (release); 0.185° with the hand shake between the
+    // frames taken out of the gravity estimator's velocity fits and the features' depth fitted over
+    // 5x5 pixels; 0.132° with the bias held over the whole session while gravity follows the
+    // odometry's drift (release). Issue 13's 0.15°. (Until the camera has turned, about 4 s here, the
+    // bias across gravity is not observable: those frames stay near 0.2°.)
+    #expect(gravity < 0.15, "gravity error median \(gravity)°")
   }
 }

@@ -1,3 +1,5 @@
+import ARSimMath
+
 /// Conventions of the sensors iPhone and iPad capture apps record, fixed once at the IO boundary.
 
 /// ARKit's depth confidence per depth pixel (`ARDepthData.confidenceMap`): 0 low, 1 medium, 2 high.
@@ -26,7 +28,7 @@ public enum AccelerometerUnits: String, Sendable, Equatable {
   case g
 
   /// m/s² per unit.
-  public var metresPerSecondSquared: Double { self == .g ? 9.80665 : 1 }
+  public var metresPerSecondSquared: Double { self == .g ? standardGravity : 1 }
 
   /// Detects the units from the median magnitude of the first readings: 0.5...1.5 means g,
   /// 5...15 means m/s². Nil when the median is in neither range (or there are no readings).
