@@ -86,11 +86,13 @@ final class MonoOdometry: Odometry {
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
   }
 
-  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
+  func process(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+    -> OdometryResult
+  {
     timings = StageTimings()
     frameTime = timestamp
     var clock = ContinuousClock.now
-    let pyramid = tracks.pyramid(gray)
+    let pyramid = tracks.pyramid(gray, prepared: prepared)
     defer {
       previousPyramid = pyramid
       frameIndex += 1
