@@ -111,6 +111,9 @@ public final class ReplayRun {
     // descheduled mid-chunk then holds up the main thread (on the 2-core machine under load, a
     // median `track` of 11-13 ms against 3-3.6 ms with OpenCV serial, and less CPU time).
     VisionRuntime.setThreadCount(1)
+    // KLT, the main thread's largest stage, shares its points with a helper thread while the reader
+    // has the second core to spare (bit-identical tracks); with one thread, everything stays on it.
+    VisionRuntime.setKLTThreadCount(options.threads > 1 ? 2 : 1)
     switch options.mode {
     case .rgbd: configuration.tracking.mode = .rgbd
     case .mono: configuration.tracking.mode = .mono

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <numeric>
 #include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -249,6 +256,94 @@ void check_klt_params(const cv_klt_params &params, int32_t count) {
   }
 }
 
+/// Points per share when KLT shares its points with a helper thread (``cv_set_klt_threads``): about a
+/// tenth of a frame's 300 tracks, so shares even out between the threads, and a share is the most a
+/// helper descheduled mid-share can hold the caller up.
+constexpr size_t kKLTShare = 32;
+
+/// Threads a KLT call tracks its points on (1: the calling thread alone; 2: with a helper).
+std::atomic<int32_t> klt_threads{1};
+
+/// A thread that helps KLT calls (`cv_set_klt_threads(2)`): started on first use, it waits for a call's
+/// shares and takes them in turn with the calling thread until none is left. The caller waits only
+/// for the shares the helper has taken, never for the helper to wake: on a loaded machine a helper
+/// that has not been scheduled yet leaves every share to the caller, and one descheduled mid-share
+/// holds the caller up by that share at most. Never destroyed (the thread outlives every caller).
+class KLTHelper {
+ public:
+  static KLTHelper &shared() {
+    static KLTHelper *helper = new KLTHelper();
+    return *helper;
+  }
+
+  /// Runs `task(0) ... task(shares - 1)` between this thread and the helper; returns when every one
+  /// has run, rethrowing the first exception one threw. One call at a time (tracking's thread).
+  void run(size_t shares, const std::function<void(size_t)> &task) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (!started_) {
+      try {
+        std::thread([this] { serve(); }).detach();
+        started_ = true;
+      } catch (const std::system_error &) {
+        // No thread to be had: this thread takes every share.
+      }
+    }
+    task_ = &task;
+    shares_ = shares;
+    next_ = 0;
+    done_ = 0;
+    error_ = nullptr;
+    ++generation_;
+    lock.unlock();
+    work_.notify_one();
+    lock.lock();
+    take_shares(lock);
+    finished_.wait(lock, [this] { return done_ == shares_; });
+    task_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  KLTHelper() = default;
+
+  /// Runs shares while any is left (called and returning with `lock` held).
+  void take_shares(std::unique_lock<std::mutex> &lock) {
+    while (task_ != nullptr && next_ < shares_) {
+      const size_t share = next_++;
+      const std::function<void(size_t)> &task = *task_;
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        task(share);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      if (error && !error_) error_ = error;
+      if (++done_ == shares_) finished_.notify_one();
+    }
+  }
+
+  /// The helper's loop: waits for a new call, then takes its shares.
+  void serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    uint64_t seen = 0;
+    while (true) {
+      work_.wait(lock, [&] { return generation_ != seen; });
+      seen = generation_;
+      take_shares(lock);
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable work_, finished_;
+  bool started_ = false;
+  const std::function<void(size_t)> *task_ = nullptr;
+  size_t shares_ = 0, next_ = 0, done_ = 0;
+  uint64_t generation_ = 0;
+  std::exception_ptr error_;
+};
+
 /// The common body of both KLT entry points: `previous` and `next` are images or pyramids.
 int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, int32_t height,
                   const float *previous_points, int32_t count, const cv_klt_params &params, float *next_points,
@@ -276,12 +371,33 @@ int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, i
       }
     }
   }
-  std::vector<uchar> tracked;
-  std::vector<float> errors;
+  to.resize(size_t(count));
+  std::vector<uchar> tracked(static_cast<size_t>(count));
+  std::vector<float> errors(static_cast<size_t>(count));
   const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
                                   double(params.epsilon));
-  cv::calcOpticalFlowPyrLK(previous, next, from, to, tracked, errors, cv::Size(params.window, params.window),
-                           params.levels, criteria, flags);
+  // Tracks the points [begin, end) into their slots of `to`, `tracked` and `errors`.
+  const auto track_share = [&](size_t begin, size_t end) {
+    std::vector<cv::Point2f> share_from(from.begin() + long(begin), from.begin() + long(end));
+    std::vector<cv::Point2f> share_to(to.begin() + long(begin), to.begin() + long(end));
+    std::vector<uchar> share_tracked;
+    std::vector<float> share_errors;
+    cv::calcOpticalFlowPyrLK(previous, next, share_from, share_to, share_tracked, share_errors,
+                             cv::Size(params.window, params.window), params.levels, criteria, flags);
+    std::copy(share_to.begin(), share_to.end(), to.begin() + long(begin));
+    std::copy(share_tracked.begin(), share_tracked.end(), tracked.begin() + long(begin));
+    std::copy(share_errors.begin(), share_errors.end(), errors.begin() + long(begin));
+  };
+  const size_t shares = (size_t(count) + kKLTShare - 1) / kKLTShare;
+  if (klt_threads.load(std::memory_order_relaxed) < 2 || shares < 2) {
+    track_share(0, size_t(count));
+  } else {
+    // Each point is tracked from its own start and guess alone, so sharing the points out between
+    // this thread and the helper gives the same result, bit for bit.
+    KLTHelper::shared().run(shares, [&](size_t share) {
+      track_share(share * kKLTShare, std::min(size_t(count), (share + 1) * kKLTShare));
+    });
+  }
   const float max_x = float(width - 1), max_y = float(height - 1);
   for (int32_t i = 0; i < count; ++i) {
     const cv::Point2f p = to[i];
@@ -312,6 +428,10 @@ extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, cons
     return track_klt(prev_mat, next_mat, next.width, next.height, previous_points, count, params, next_points, found,
                      error);
   });
+}
+
+extern "C" void cv_set_klt_threads(int32_t threads) noexcept {
+  klt_threads.store(std::clamp(threads, int32_t(1), int32_t(2)), std::memory_order_relaxed);
 }
 
 extern "C" cv_pyramid *cv_pyramid_build(cv_gray_image image, int32_t window, int32_t levels,
