@@ -1,5 +1,7 @@
 import ARSim
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct FeatureTrackingTests {
@@ -100,7 +102,7 @@ import Testing
     let params = KLTParams(window: 15, levels: 3, maxIterations: 20, epsilon: 0.02, maxError: 25)
     let from = try KLTPyramid(Self.first, params: params)
     let to = try KLTPyramid(Self.second, params: params)
-    func track() throws -> [[SIMD2<Float>?]] {
+    @Sendable func track() throws -> [[SIMD2<Float>?]] {
       [
         try OpticalFlow.trackKLT(from: from, to: to, points: points, initial: guesses),
         try OpticalFlow.trackKLT(from: Self.first, to: Self.second, points: points, params: params),
@@ -111,6 +113,13 @@ import Testing
     defer { VisionRuntime.setKLTThreadCount(1) }
     let shared = try track()
     #expect(shared == alone)
+    // Sessions tracking at once (one has the helper, the others track alone): the same tracks each.
+    let concurrent = Mutex<[[[SIMD2<Float>?]]]>([])
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      let tracked = (try? track()) ?? []
+      concurrent.withLock { $0.append(tracked) }
+    }
+    #expect(concurrent.withLock { $0.count == 4 && $0.allSatisfy { $0 == alone } })
     for tracked in alone {
       #expect(tracked.count == points.count)
       #expect(tracked.suffix(40).allSatisfy { $0 == nil })
