@@ -92,8 +92,9 @@ package enum VisionRuntime {
   /// system and fault it in again on the next frame (see `cv_keep_freed_memory`). Process-wide.
   package static func keepFreedMemory() { cv_keep_freed_memory() }
 
-  /// Sets how many threads KLT tracks its points on (1: the calling thread; 2: with a helper thread,
-  /// each taking shares of the points in turn), process-wide; the results are the same either way.
+  /// Sets how many threads KLT on pyramids tracks its points on (1: the calling thread; 2: with a
+  /// helper thread, each taking shares of the points in turn), process-wide; the results are the
+  /// same either way.
   package static func setKLTThreadCount(_ threads: Int) {
     cv_set_klt_threads(Int32(clamping: threads))
   }
