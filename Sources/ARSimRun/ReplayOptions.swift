@@ -37,10 +37,12 @@ public struct ReplayOptions: Sendable {
   /// Whether frames carry colour images (for rendering; tracking uses their grey version). Default false.
   public var decodeColor = false
   /// Threads of the replay: 1 reads, decodes and tracks each frame in turn on the calling thread;
-  /// 2 or more read and decode the next frames on a second thread (``PrefetchingFrameSource``)
-  /// while the current one is tracked (more than 2 are not used). Either way OpenCV runs its loops
-  /// on the calling thread (``ReplayRun`` sets it process-wide), so these are all the replay's threads.
-  /// The outputs are the same bit for bit either way. Default 2.
+  /// 2 or more read and decode the next frames, and build their KLT pyramids, on a second thread
+  /// (``PrefetchingFrameSource``) while the current one is tracked, and KLT shares its points with
+  /// a helper thread for the call's length (more than 2 are not used). Either way OpenCV runs its
+  /// loops on the calling thread (``ReplayRun`` sets it process-wide), so these are all the replay's
+  /// threads (the KLT helper lives for one call). The outputs are the same bit for bit either way.
+  /// Default 2.
   public var threads = 2
   /// The recording's frames to replay, by index (nil: all): one recording played as several
   /// sessions that start at different places.

@@ -111,15 +111,26 @@ public final class ReplayRun {
     // descheduled mid-chunk then holds up the main thread (on the 2-core machine under load, a
     // median `track` of 11-13 ms against 3-3.6 ms with OpenCV serial, and less CPU time).
     VisionRuntime.setThreadCount(1)
+    // KLT, the main thread's largest stage, shares its points with a helper thread while the reader
+    // has the second core to spare (bit-identical tracks); with one thread, everything stays on it.
+    VisionRuntime.setKLTThreadCount(options.threads > 1 ? 2 : 1)
+    switch options.mode {
+    case .rgbd: configuration.tracking.mode = .rgbd
+    case .mono: configuration.tracking.mode = .mono
+    case .auto: configuration.tracking.mode = nil
+    case .depth: configuration.tracking.mode = .depth
+    }
     let open = { () throws(RecordingError) -> SummarizingFrameSource in
       let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
       return SummarizingFrameSource(options.frames.map { FrameRangeSource(source, range: $0) } ?? source)
     }
     if options.threads > 1 {
-      // The reader goes to the prefetching thread straight from opening: nothing else holds it.
+      // The reader goes to the prefetching thread straight from opening: nothing else holds it. That
+      // thread also builds each frame's KLT pyramid, which tracking would otherwise build on this one.
       let source = try open()
       counts = source.counts
-      let prefetch = PrefetchingFrameSource(source)
+      let prepare = CameraTracker.preparation(info: source.info, options: configuration.tracking)
+      let prefetch = PrefetchingFrameSource(source, prepare: prepare)
       self.prefetch = prefetch
       replay = ARReplay(session: session, source: prefetch)
     } else {
@@ -128,19 +139,8 @@ public final class ReplayRun {
       prefetch = nil
       replay = ARReplay(session: session, source: source)
     }
-    switch options.mode {
-    case .rgbd:
-      guard replay.info.hasDepth else {
-        throw UsageError("--mode rgbd needs depth, and \(folder) has none (use --mode mono)")
-      }
-      configuration.tracking.mode = .rgbd
-    case .mono: configuration.tracking.mode = .mono
-    case .auto: configuration.tracking.mode = nil
-    case .depth:
-      guard replay.info.hasDepth else {
-        throw UsageError("--mode depth needs depth, and \(folder) has none (use --mode mono)")
-      }
-      configuration.tracking.mode = .depth
+    if let wanted = configuration.tracking.mode, wanted != .mono, !replay.info.hasDepth {
+      throw UsageError("--mode \(wanted.rawValue) needs depth, and \(folder) has none (use --mode mono)")
     }
     let resolved = configuration.tracking.mode ?? .following(replay.info)
     if !replay.info.hasImages, resolved != .depth {

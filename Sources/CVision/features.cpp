@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstring>
+#include <exception>
+#include <functional>
 #include <numeric>
 #include <memory>
+#include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -249,10 +256,185 @@ void check_klt_params(const cv_klt_params &params, int32_t count) {
   }
 }
 
+/// Points per share when KLT shares its points with a helper thread (``cv_set_klt_threads``): about a
+/// tenth of a frame's 300 tracks, so shares even out between the threads, and a share is the most a
+/// helper descheduled mid-share can hold the caller up.
+constexpr size_t kKLTShare = 32;
+
+/// Threads a KLT call tracks its points on (1: the calling thread alone; 2: with a helper).
+std::atomic<int32_t> klt_threads{1};
+
+/// One KLT call's points as the helper thread may take them: the pyramids (their levels' headers,
+/// which keep the pixels alive however long the helper takes), the inputs, and where results go.
+struct KLTCall {
+  std::vector<cv::Mat> previous, next;
+  const std::vector<cv::Point2f> *from = nullptr, *guesses = nullptr;
+  std::vector<cv::Point2f> *to = nullptr;
+  std::vector<uchar> *tracked = nullptr;
+  std::vector<float> *errors = nullptr;
+  cv::Size window;
+  int levels = 0, flags = 0;
+  cv::TermCriteria criteria;
+  size_t count = 0;
+};
+
+/// Tracks the points [begin, end) of `call` into the share's own vectors.
+struct KLTShareResult {
+  std::vector<cv::Point2f> to;
+  std::vector<uchar> tracked;
+  std::vector<float> errors;
+};
+
+KLTShareResult track_klt_share(cv::InputArray previous, cv::InputArray next, const KLTCall &call,
+                               std::vector<cv::Point2f> from, std::vector<cv::Point2f> to) {
+  KLTShareResult result;
+  cv::calcOpticalFlowPyrLK(previous, next, from, to, result.tracked, result.errors, call.window, call.levels,
+                           call.criteria, call.flags);
+  result.to = std::move(to);
+  return result;
+}
+
+/// A thread that helps KLT calls on pyramids (`cv_set_klt_threads(2)`): started on first use, it takes
+/// shares of a call's points while the caller takes them too. The caller never waits for it: once no
+/// share is left to take, the caller tracks again itself any share the helper has not finished (the
+/// same bits: each point is tracked on its own), and the first result in is kept. So a helper that a
+/// loaded machine does not schedule costs the caller nothing but its wake-up. Never destroyed.
+class KLTHelper {
+ public:
+  static KLTHelper &shared() {
+    static KLTHelper *helper = new KLTHelper();
+    return *helper;
+  }
+
+  /// Tracks every share of `call` between this thread and the helper, into the call's outputs. While
+  /// another thread's call has the helper (two sessions tracking at once), this thread tracks alone.
+  void run(const KLTCall &call, size_t shares) {
+    std::unique_lock<std::mutex> turn(turn_, std::try_to_lock);
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (turn.owns_lock() && !started_) {
+      try {
+        std::thread([this] { serve(); }).detach();
+        started_ = true;
+      } catch (const std::system_error &) {
+        // No thread to be had: this thread takes every share.
+      }
+    }
+    if (!turn.owns_lock() || !started_) {
+      lock.unlock();
+      for (size_t share = 0; share < shares; ++share) track(call, share, call.previous, call.next, nullptr);
+      return;
+    }
+    call_ = &call;
+    state_.assign(shares, Share::open);
+    left_ = shares;
+    ++generation_;
+    lock.unlock();
+    work_.notify_one();
+    lock.lock();
+    try {
+      while (left_ > 0) {
+        // An open share, else one the helper has not finished.
+        size_t share = shares;
+        for (size_t k = 0; k < shares && share == shares; ++k) share = state_[k] == Share::open ? k : shares;
+        for (size_t k = 0; k < shares && share == shares; ++k) share = state_[k] == Share::taken ? k : shares;
+        if (share == shares) break;
+        if (state_[share] == Share::open) state_[share] = Share::taken;
+        lock.unlock();
+        track(call, share, call.previous, call.next, &lock);
+      }
+    } catch (...) {
+      if (!lock.owns_lock()) lock.lock();
+      call_ = nullptr;
+      throw;
+    }
+    call_ = nullptr;
+  }
+
+ private:
+  enum class Share : uint8_t { open, taken, done };
+
+  KLTHelper() = default;
+
+  /// Tracks share `share` of `call` and, unless it is done already, stores it (under `lock` when given:
+  /// taken on return; else the share is this thread's alone).
+  void track(const KLTCall &call, size_t share, const std::vector<cv::Mat> &previous,
+             const std::vector<cv::Mat> &next, std::unique_lock<std::mutex> *lock) {
+    const size_t begin = share * kKLTShare, end = std::min(call.count, (share + 1) * kKLTShare);
+    std::vector<cv::Point2f> from(call.from->begin() + long(begin), call.from->begin() + long(end));
+    std::vector<cv::Point2f> to(call.guesses->begin() + long(begin), call.guesses->begin() + long(end));
+    KLTShareResult result = track_klt_share(previous, next, call, std::move(from), std::move(to));
+    if (lock != nullptr) {
+      lock->lock();
+      if (state_[share] == Share::done) return;
+      state_[share] = Share::done;
+      --left_;
+    }
+    store(call, begin, result);
+  }
+
+  static void store(const KLTCall &call, size_t begin, const KLTShareResult &result) {
+    std::copy(result.to.begin(), result.to.end(), call.to->begin() + long(begin));
+    std::copy(result.tracked.begin(), result.tracked.end(), call.tracked->begin() + long(begin));
+    std::copy(result.errors.begin(), result.errors.end(), call.errors->begin() + long(begin));
+  }
+
+  /// The helper's loop: waits for a call, then takes its open shares. It copies what it reads of the
+  /// call while holding the lock (the call lives until the caller has every share), and stores a result
+  /// only while its call is on and the share not done.
+  void serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    uint64_t seen = 0;
+    while (true) {
+      work_.wait(lock, [&] { return generation_ != seen && call_ != nullptr; });
+      seen = generation_;
+      const KLTCall *call = call_;
+      const std::vector<cv::Mat> previous = call->previous, next = call->next;
+      while (call_ == call && generation_ == seen) {
+        const auto open = std::find(state_.begin(), state_.end(), Share::open);
+        if (open == state_.end()) break;
+        *open = Share::taken;
+        const size_t share = size_t(open - state_.begin());
+        const size_t begin = share * kKLTShare, end = std::min(call->count, (share + 1) * kKLTShare);
+        std::vector<cv::Point2f> from(call->from->begin() + long(begin), call->from->begin() + long(end));
+        std::vector<cv::Point2f> to(call->guesses->begin() + long(begin), call->guesses->begin() + long(end));
+        const KLTCall settings = {{}, {}, nullptr, nullptr, nullptr, nullptr, nullptr,
+                                  call->window, call->levels, call->flags, call->criteria, call->count};
+        lock.unlock();
+        KLTShareResult result;
+        bool ok = true;
+        try {
+          result = track_klt_share(previous, next, settings, std::move(from), std::move(to));
+        } catch (...) {
+          ok = false;  // The caller tracks the share itself and meets the error there.
+        }
+        lock.lock();
+        if (!ok || call_ != call || generation_ != seen || state_[share] == Share::done) continue;
+        state_[share] = Share::done;
+        --left_;
+        store(*call, begin, result);
+      }
+    }
+  }
+
+  /// Held by the call that has the helper, for its length.
+  std::mutex turn_;
+  /// Guards what follows.
+  std::mutex mutex_;
+  std::condition_variable work_;
+  bool started_ = false;
+  const KLTCall *call_ = nullptr;
+  std::vector<Share> state_;
+  size_t left_ = 0;
+  uint64_t generation_ = 0;
+};
+
 /// The common body of both KLT entry points: `previous` and `next` are images or pyramids.
+/// `levels` are the two pyramids when `previous` and `next` are pyramids (then the helper thread may
+/// take a share of the points), else nil.
 int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, int32_t height,
                   const float *previous_points, int32_t count, const cv_klt_params &params, float *next_points,
-                  uint8_t *found, float *error) {
+                  uint8_t *found, float *error,
+                  const std::pair<const std::vector<cv::Mat> &, const std::vector<cv::Mat> &> *levels) {
   if (count == 0) return CV_OK;
   cvision::require_pointer(previous_points, "previous_points");
   cvision::require_pointer(next_points, "next_points");
@@ -276,12 +458,34 @@ int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, i
       }
     }
   }
-  std::vector<uchar> tracked;
-  std::vector<float> errors;
+  to.resize(size_t(count));
+  std::vector<uchar> tracked(static_cast<size_t>(count));
+  std::vector<float> errors(static_cast<size_t>(count));
   const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
                                   double(params.epsilon));
-  cv::calcOpticalFlowPyrLK(previous, next, from, to, tracked, errors, cv::Size(params.window, params.window),
-                           params.levels, criteria, flags);
+  const size_t shares = (size_t(count) + kKLTShare - 1) / kKLTShare;
+  if (levels == nullptr || klt_threads.load(std::memory_order_relaxed) < 2 || shares < 2) {
+    cv::calcOpticalFlowPyrLK(previous, next, from, to, tracked, errors, cv::Size(params.window, params.window),
+                             params.levels, criteria, flags);
+  } else {
+    // Each point is tracked from its own start and guess alone, so sharing the points out between
+    // this thread and the helper gives the same result, bit for bit.
+    const std::vector<cv::Point2f> guesses = to;
+    KLTCall call;
+    call.previous = levels->first;
+    call.next = levels->second;
+    call.from = &from;
+    call.guesses = &guesses;
+    call.to = &to;
+    call.tracked = &tracked;
+    call.errors = &errors;
+    call.window = cv::Size(params.window, params.window);
+    call.levels = params.levels;
+    call.flags = flags;
+    call.criteria = criteria;
+    call.count = size_t(count);
+    KLTHelper::shared().run(call, shares);
+  }
   const float max_x = float(width - 1), max_y = float(height - 1);
   for (int32_t i = 0; i < count; ++i) {
     const cv::Point2f p = to[i];
@@ -310,8 +514,12 @@ extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, cons
     }
     check_klt_params(params, count);
     return track_klt(prev_mat, next_mat, next.width, next.height, previous_points, count, params, next_points, found,
-                     error);
+                     error, nullptr);
   });
+}
+
+extern "C" void cv_set_klt_threads(int32_t threads) noexcept {
+  klt_threads.store(std::clamp(threads, int32_t(1), int32_t(2)), std::memory_order_relaxed);
 }
 
 extern "C" cv_pyramid *cv_pyramid_build(cv_gray_image image, int32_t window, int32_t levels,
@@ -356,8 +564,10 @@ extern "C" int32_t cv_track_klt_pyramids(const cv_pyramid *previous, const cv_py
       fail(CV_ERR_INVALID_ARGUMENT, "params (window %d, levels %d) do not match the pyramids (window %d, levels %d)",
            params.window, params.levels, previous->window, previous->levels_above_base);
     }
+    const std::pair<const std::vector<cv::Mat> &, const std::vector<cv::Mat> &> levels(previous->levels,
+                                                                                     next->levels);
     return track_klt(previous->levels, next->levels, next->width, next->height, previous_points, count, params,
-                     next_points, found, error);
+                     next_points, found, error, &levels);
   });
 }
 

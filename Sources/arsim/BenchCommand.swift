@@ -10,7 +10,8 @@ enum BenchCommand {
            arsim bench --raycast [--anchors N] [--boundary N] [--queries N] [--json FILE]
 
     Replays each recording with plane detection and prints, as medians over its frames, the
-    milliseconds spent reading and decoding, tracking (pyramid, KLT and new features), pose
+    milliseconds spent reading and decoding (with --threads 2, building the KLT pyramid too),
+    tracking (KLT and new features, and the pyramid with --threads 1), pose
     (PnP and refinement, depth alignment), map upkeep, plane detection and the total without
     decoding, the whole replay's wall time per frame (its elapsed time over its frames: with
     --threads 2, decoding runs ahead on a second thread, so this approaches the slower of `read`
@@ -37,7 +38,8 @@ enum BenchCommand {
       --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
       --planes LIST                 as arsim replay (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
-                                    the next frames on a second thread (same outputs)
+                                    the next frames on a second thread, KLT shared with a helper
+                                    thread (same outputs)
       --no-loop-closure             RGB-D: do not close loops (to compare)
       --frames FIRST-LAST           only those frames of each recording (as arsim replay)
       --json FILE                   also write the figures as JSON

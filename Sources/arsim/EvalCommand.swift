@@ -48,7 +48,8 @@ enum EvalCommand {
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
-                                    the next frames on a second thread (same outputs)
+                                    the next frames on a second thread, KLT shared with a helper
+                                    thread (same outputs)
       --no-loop-closure             RGB-D: do not close loops (to compare)
       --target NAME                 raycast target for the taps (default existingPlaneGeometry)
       --alignment NAME              raycast alignment for the taps (default any)

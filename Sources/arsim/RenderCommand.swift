@@ -52,7 +52,8 @@ enum RenderCommand {
                                     axes, 10 cm: x red, y green, z blue), worldOrigin (the session
                                     world's axes, 25 cm), or none (default anchorGeometry,featurePoints)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
-                                    the next frames on a second thread (same outputs)
+                                    the next frames on a second thread, KLT shared with a helper
+                                    thread (same outputs)
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.

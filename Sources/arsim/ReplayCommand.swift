@@ -22,7 +22,8 @@ enum ReplayCommand {
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
-                                    the next frames on a second thread (same outputs)
+                                    the next frames on a second thread, KLT shared with a helper
+                                    thread (same outputs)
       --no-loop-closure             RGB-D: do not close loops (to compare)
       --trajectory FILE             write the camera trajectory (TUM format, optical frame)
       --events FILE                 write delegate events as JSON Lines

@@ -10,7 +10,9 @@ import Synchronization
 /// sequential reader reads it: the frames (and the error of a damaged frame, delivered in its turn)
 /// are the same, bit for bit. At most `depth` decoded frames wait in the queue, so memory stays flat.
 /// Reading ahead stops at the end of the recording or at the first error; dropping the source
-/// stops the thread and waits for it (at most the frame it is decoding).
+/// stops the thread and waits for it (at most the frame it is decoding). A `prepare` function, when
+/// given, runs on that thread on each frame after it is read (work that depends on the frame alone,
+/// such as its KLT pyramid: ``CameraTracker/preparation(info:options:)``), and its time counts as reading.
 package final class PrefetchingFrameSource: FrameSource {
   /// What the recording holds (the wrapped source's).
   package let info: RecordingInfo
@@ -20,12 +22,16 @@ package final class PrefetchingFrameSource: FrameSource {
   private let pipeline: Pipeline
   private var ended = false
 
-  /// Starts reading `source` ahead, at most `depth` frames (1...16; default 3).
-  package init(_ source: sending any FrameSource, depth: Int = 3) {
+  /// Starts reading `source` ahead, at most `depth` frames (1...16; default 3), each passed through
+  /// `prepare` when given.
+  package init(
+    _ source: sending any FrameSource, depth: Int = 3,
+    prepare: (@Sendable (inout RecordedFrame) -> Void)? = nil
+  ) {
     precondition((1...16).contains(depth), "prefetch depth must be in 1...16")
     info = source.info
     VisionRuntime.prepareDecoding()
-    pipeline = Pipeline(source: source, depth: depth)
+    pipeline = Pipeline(source: source, depth: depth, prepare: prepare)
     let pipeline = pipeline
     let thread = Thread { pipeline.produce() }
     thread.name = "arsim.prefetch"
@@ -68,13 +74,15 @@ private final class Pipeline: Sendable {
   }
 
   private let source: Mutex<any FrameSource>
+  private let prepare: (@Sendable (inout RecordedFrame) -> Void)?
   private let queue = Mutex(Queue())
   private let ready = DispatchSemaphore(value: 0)
   private let free = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
 
-  init(source: sending any FrameSource, depth: Int) {
+  init(source: sending any FrameSource, depth: Int, prepare: (@Sendable (inout RecordedFrame) -> Void)?) {
     self.source = Mutex(source)
+    self.prepare = prepare
     // Every semaphore starts at 0 and is raised by signals: libdispatch traps when a semaphore is
     // released below the value it was created with, as `free` may be when the reader is dropped early.
     for _ in 0..<depth { free.signal() }
@@ -87,12 +95,16 @@ private final class Pipeline: Sendable {
       if queue.withLock({ $0.stopped }) { break }
       var seconds = 0.0
       let start = ContinuousClock.now
-      let result = source.withLock { source -> Result<RecordedFrame?, RecordingError> in
+      var result = source.withLock { source -> Result<RecordedFrame?, RecordingError> in
         do throws(RecordingError) {
           return .success(try source.nextFrame())
         } catch {
           return .failure(error)
         }
+      }
+      if let prepare, case .success(.some(var frame)) = result {
+        prepare(&frame)
+        result = .success(frame)
       }
       lap(&seconds, since: start)
       queue.withLock { $0.entries.append(Entry(result: result, seconds: seconds)) }

@@ -127,6 +127,23 @@ package final class CameraTracker {
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
 
+  /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): build
+  /// its grey image's KLT pyramid, with the parameters the tracker for `info` and `options` tracks
+  /// with; nil when that tracker reads no image (depth-only). Tracking then finds the same pyramid it
+  /// would build, one less stage on its thread.
+  package static func preparation(info: RecordingInfo, options: TrackerOptions) -> (
+    @Sendable (inout RecordedFrame) -> Void
+  )? {
+    var resolved = options
+    resolved.mode = options.mode ?? .following(info)
+    guard resolved.mode != .depth else { return nil }
+    let params = resolved.kltParams
+    return { frame in
+      guard let image = frame.image else { return }
+      frame.kltPyramid = try? KLTPyramid(image.gray, params: params)
+    }
+  }
+
   /// The tracking mode in use (the recording's when the options left it open).
   package var mode: TrackerOptions.Mode { options.mode ?? .rgbd }
 
@@ -174,7 +191,8 @@ package final class CameraTracker {
     }
     odometry.add(frame.imu)
     (odometry as? DepthOdometry)?.gravity = leveller.plausibleEstimate
-    let result = odometry.process(gray: gray, depth: depth, timestamp: frame.timestamp)
+    let result = odometry.process(
+      gray: gray, pyramid: frame.kltPyramid, depth: depth, timestamp: frame.timestamp)
     var level = leveller.update(
       frame, oFromOptical: result.oFromOptical,
       // A loop closure's or a relocalisation's jump in the trajectory is no motion, nor a position

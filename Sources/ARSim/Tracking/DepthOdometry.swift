@@ -70,7 +70,9 @@ final class DepthOdometry: Odometry {
     lastTimestamp = nil
   }
 
-  func process(gray _: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
+  func process(gray _: GrayImage, pyramid _: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+    -> OdometryResult
+  {
     timings = StageTimings()
     let start = ContinuousClock.now
     defer { lap(&timings.pose, since: start) }

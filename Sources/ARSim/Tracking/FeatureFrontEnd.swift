@@ -20,14 +20,19 @@ struct FeatureFrontEnd {
   var count: Int { ids.count }
 
   /// The KLT parameters pyramids are built with.
-  var kltParams: KLTParams {
-    KLTParams(
-      window: options.effectiveKLTWindow, levels: options.kltLevels, maxIterations: 20, epsilon: 0.02,
-      maxError: 25)
-  }
+  var kltParams: KLTParams { options.kltParams }
 
-  /// The KLT pyramid of an image, or nil when it cannot be built (then nothing is tracked).
-  func pyramid(_ gray: GrayImage) -> KLTPyramid? { try? KLTPyramid(gray, params: kltParams) }
+  /// The KLT pyramid of an image, or nil when it cannot be built (then nothing is tracked): `prepared`
+  /// when it was built ahead for this image's size with these parameters (the same pyramid, bit for
+  /// bit: building is a function of the image and the parameters), else built now.
+  func pyramid(_ gray: GrayImage, prepared: KLTPyramid? = nil) -> KLTPyramid? {
+    if let prepared, prepared.params == kltParams, prepared.width == gray.width,
+      prepared.height == gray.height
+    {
+      return prepared
+    }
+    return try? KLTPyramid(gray, params: kltParams)
+  }
 
   mutating func removeAll() {
     ids.removeAll()

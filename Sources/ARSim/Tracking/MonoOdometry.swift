@@ -91,12 +91,14 @@ final class MonoOdometry: Odometry {
 
   func add(_ samples: [IMUSample]) { gyroscope.add(samples) }
 
-  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
+  func process(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+    -> OdometryResult
+  {
     timings = StageTimings()
     frameTime = timestamp
     let turn = gyroscope.rotation(at: timestamp)
     var clock = ContinuousClock.now
-    let pyramid = tracks.pyramid(gray)
+    let pyramid = tracks.pyramid(gray, prepared: prepared)
     defer {
       previousPyramid = pyramid
       frameIndex += 1

@@ -52,8 +52,9 @@ protocol Odometry: AnyObject {
   /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
   var timings: StageTimings { get }
   /// Tracks one frame. `depth` is the registered z-depth (metres, NaN where unknown or of low
-  /// confidence) at its own resolution, when recorded.
-  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult
+  /// confidence) at its own resolution, when recorded; `pyramid` is `gray`'s KLT pyramid when it was
+  /// built ahead (used when it was built with the odometry's own KLT parameters).
+  func process(gray: GrayImage, pyramid: KLTPyramid?, depth: FrameDepth?, timestamp: Double) -> OdometryResult
   /// Takes the IMU samples recorded since the last frame, before that frame is processed.
   func add(_ samples: [IMUSample])
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.

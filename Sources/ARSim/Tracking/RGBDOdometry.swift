@@ -63,11 +63,13 @@ final class RGBDOdometry: Odometry {
   }
 
   /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
-  func process(gray: GrayImage, depth: FrameDepth?, timestamp: Double) -> OdometryResult {
+  func process(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+    -> OdometryResult
+  {
     timings = StageTimings()
     frameTime = timestamp
     var clock = ContinuousClock.now
-    let pyramid = tracks.pyramid(gray)
+    let pyramid = tracks.pyramid(gray, prepared: prepared)
     clock = lap(&timings.track, since: clock)
     defer {
       previousPyramid = pyramid

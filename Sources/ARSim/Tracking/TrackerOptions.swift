@@ -108,6 +108,11 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// The KLT window in effect.
   var effectiveKLTWindow: Int { kltWindow ?? (mode == .mono ? 21 : 15) }
 
+  /// The KLT parameters the feature front ends build pyramids and track with.
+  var kltParams: KLTParams {
+    KLTParams(window: effectiveKLTWindow, levels: kltLevels, maxIterations: 20, epsilon: 0.02, maxError: 25)
+  }
+
   /// Whether a measured pose departs from the constant-velocity prediction by more than the
   /// jump thresholds (translation: the larger of `maxTranslationJump` and half the predicted step).
   package func isJump(from last: RigidTransform, predicted: RigidTransform, measured: RigidTransform) -> Bool

@@ -199,7 +199,10 @@ package struct KLTParams: Sendable, Equatable, Codable {
 /// Sparse optical flow.
 /// A frame's image pyramid prepared for KLT, built once and used as the `to` image of one
 /// tracking call and the `from` image of the next. Owns the C++ pyramid and frees it in `deinit`.
-package final class KLTPyramid {
+/// Sendable because nothing changes it once built (tracking only reads it): the reading thread builds
+/// a frame's pyramid ahead of tracking (``CameraTracker/preparation(info:options:)``) and hands it over
+/// with the frame.
+package final class KLTPyramid: @unchecked Sendable {
   /// Image size in pixels.
   package let width: Int
   package let height: Int

@@ -92,6 +92,13 @@ package enum VisionRuntime {
   /// system and fault it in again on the next frame (see `cv_keep_freed_memory`). Process-wide.
   package static func keepFreedMemory() { cv_keep_freed_memory() }
 
+  /// Sets how many threads KLT on pyramids tracks its points on (1: the calling thread; 2: with a
+  /// helper thread, each taking shares of the points in turn), process-wide; the results are the
+  /// same either way.
+  package static func setKLTThreadCount(_ threads: Int) {
+    cv_set_klt_threads(Int32(clamping: threads))
+  }
+
   /// Sets how many threads OpenCV may use (1 gives reproducible timings; 0 disables OpenCV's threading).
   package static func setThreadCount(_ threads: Int) {
     cv_set_num_threads(Int32(clamping: threads))

@@ -237,6 +237,13 @@ int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *pr
                      int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
                      float *error, cv_status *status) CVISION_NOEXCEPT;
 
+/// Sets how many threads a KLT call on pyramids (`cv_track_klt_pyramids`) tracks its points on,
+/// process-wide: 1 (default) the calling thread alone, 2 the calling thread and a helper, each taking
+/// shares of the points in turn (the caller never waits for the helper: it tracks again itself a
+/// share the helper has not finished). The results are the same either way, bit for bit (each point
+/// is tracked on its own). Values outside 1...2 are clamped.
+void cv_set_klt_threads(int32_t threads) CVISION_NOEXCEPT;
+
 /// An image pyramid prepared for KLT (levels with their Scharr derivatives), so that a
 /// frame's pyramid is built once and serves as `next` for one call and `previous` for the next.
 typedef struct cv_pyramid cv_pyramid;

@@ -55,6 +55,34 @@ import Testing
     #expect(prefetched.lastReadSeconds > 0)
   }
 
+  /// The reading thread prepares each frame ahead for the tracker that will read it: the grey image's
+  /// KLT pyramid with the tracker's parameters (RGB-D and monocular), none for depth-only tracking,
+  /// and otherwise the same frames.
+  @Test func framesComePreparedForTheirTracker() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 4)
+    let info = try Recording.open(folder: folder).info
+    var depthOnly = TrackerOptions()
+    depthOnly.mode = .depth
+    #expect(CameraTracker.preparation(info: info, options: depthOnly) == nil)
+    for mode in [TrackerOptions.Mode.rgbd, .mono] {
+      var options = TrackerOptions()
+      options.mode = mode
+      var sequential = try Recording.open(folder: folder)
+      let prepare = try #require(CameraTracker.preparation(info: info, options: options))
+      let prepared = PrefetchingFrameSource(try Recording.open(folder: folder), prepare: prepare)
+      var count = 0
+      while let frame = try prepared.nextFrame() {
+        let plain = try #require(try sequential.nextFrame())
+        #expect(Fingerprint(frame) == Fingerprint(plain))
+        let pyramid = try #require(frame.kltPyramid)
+        #expect(pyramid.params == options.kltParams && pyramid.width == info.intrinsics.width)
+        #expect(plain.kltPyramid == nil)
+        count += 1
+      }
+      #expect(count == 4)
+    }
+  }
+
   @Test func aDamagedFrameFailsInItsTurnWithTheSameError() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 6)
     try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: folder + "/rgb/000003.png"))

@@ -1,5 +1,7 @@
 import ARSim
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 
 @Suite struct FeatureTrackingTests {
@@ -85,6 +87,50 @@ import Testing
       return (d * d).sum().squareRoot()
     }
     #expect(Support.median(guidedErrors) < 0.05)
+  }
+
+  /// KLT shared out between the calling thread and a helper (`--threads 2`) tracks every point to
+  /// the same bits as on one thread, pyramids or images, with and without initial guesses, lost points
+  /// included, over several shares of points.
+  @Test func kltOnTwoThreadsGivesTheOneThreadResult() throws {
+    let corners = try FeatureDetector(method: .gftt, maxFeatures: 300, threshold: 0.01, minDistance: 6)
+      .detect(in: Self.first)
+    // Points on the top row leave the image (lost); the rest follow the shift.
+    let points = corners.map(\.position) + (0..<40).map { SIMD2<Float>(Float(8 * $0) + 0.5, 0.5) }
+    #expect(points.count > 200)
+    let guesses = points.map { $0 + SIMD2<Float>(3, -2) }
+    let params = KLTParams(window: 15, levels: 3, maxIterations: 20, epsilon: 0.02, maxError: 25)
+    let from = try KLTPyramid(Self.first, params: params)
+    let to = try KLTPyramid(Self.second, params: params)
+    @Sendable func track() throws -> [[SIMD2<Float>?]] {
+      [
+        try OpticalFlow.trackKLT(from: from, to: to, points: points, initial: guesses),
+        try OpticalFlow.trackKLT(from: Self.first, to: Self.second, points: points, params: params),
+      ]
+    }
+    let alone = try track()
+    VisionRuntime.setKLTThreadCount(2)
+    defer { VisionRuntime.setKLTThreadCount(1) }
+    let shared = try track()
+    #expect(shared == alone)
+    // Sessions tracking at once (one has the helper, the others track alone): the same tracks each.
+    let concurrent = Mutex<[[[SIMD2<Float>?]]]>([])
+    DispatchQueue.concurrentPerform(iterations: 4) { _ in
+      let tracked = (try? track()) ?? []
+      concurrent.withLock { $0.append(tracked) }
+    }
+    #expect(concurrent.withLock { $0.count == 4 && $0.allSatisfy { $0 == alone } })
+    for tracked in alone {
+      #expect(tracked.count == points.count)
+      #expect(tracked.suffix(40).allSatisfy { $0 == nil })
+      let errors = zip(points, tracked).compactMap { point, result -> Double? in
+        guard let result else { return nil }
+        let d = SIMD2<Double>(Double(result.x - point.x), Double(result.y - point.y)) - Self.shift
+        return (d * d).sum().squareRoot()
+      }
+      #expect(errors.count >= points.count * 3 / 4)
+      #expect(Support.median(errors) < 0.05)
+    }
   }
 
   @Test func kltLosesPointsThatLeaveTheImage() throws {
