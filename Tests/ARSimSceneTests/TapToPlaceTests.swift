@@ -83,7 +83,8 @@ struct TapPlacementRun: Sendable {
     /// Whether the tap's view point lies within the phone's bounds (the rest is cropped by aspect fill).
     var onScreen: Bool
     /// Whether the tap's true point lies on a plane the session had detected (within 3 cm of it and at
-    /// least ``TapPlacementRun/boundaryMargin`` inside its boundary), judged through the
+    /// least ``TapPlacementRun/boundaryMargin`` inside its boundary, beyond the shift of the ray's meeting
+    /// point by the plane's offset from it), judged through the
     /// session-to-truth alignment.
     var onDetectedPlane: Bool
     /// The placed cup's world position mapped into the ground-truth world, when the tap hit.
@@ -149,7 +150,7 @@ struct TapPlacementRun: Sendable {
     var placed:
       [(
         tap: GroundTruthTap, onScreen: Bool, world: SIMD3<Float>?, atHit: Bool, planes: [ARPlaneAnchor],
-        truthFromSession: RigidTransform?, range: Double
+        truthFromSession: RigidTransform?, range: Double, truthCamera: SIMD3<Double>?
       )] = []
     var contentAt: (world: SIMD3<Float>, camera: SIMD3<Float>, truthCamera: SIMD3<Double>)?
     var explicitlyRemoved: (entity: AnchorEntity, cups: [Entity])?
@@ -183,9 +184,15 @@ struct TapPlacementRun: Sendable {
           let atHit =
             simd_distance(world, hit.worldTransform.translation) < 1e-5
             && cup.parent === app.anchorEntities[hit.anchor!.identifier] && cup.isAnchored
-          placed.append((tap, onScreen, world, atHit, planesNow, truthFromSession, range))
+          placed.append(
+            (
+              tap, onScreen, world, atHit, planesNow, truthFromSession, range,
+              recorded.groundTruth?.translation
+            ))
         } else {
-          placed.append((tap, onScreen, nil, false, planesNow, truthFromSession, range))
+          placed.append(
+            (tap, onScreen, nil, false, planesNow, truthFromSession, range, recorded.groundTruth?.translation)
+          )
         }
       }
       if recorded.index == replay.info.frameCount / 2 {
@@ -225,8 +232,18 @@ struct TapPlacementRun: Sendable {
         let local = RigidTransform(matrix: plane.transform).inverse.apply(to: inSession)
         let polygon = plane.geometry.boundaryVertices.map { SIMD2(Double($0.x), Double($0.z)) }
         let point = SIMD2(local.x, local.z)
+        // The ray meets the detected plane, |y| off the true point, that far times the ray's
+        // horizontal run over its drop away from the point: at grazing angles that shift, not the
+        // placement, decides a tap near the edge.
+        var shift = 0.0
+        if let camera = p.truthCamera {
+          let ray =
+            local
+            - RigidTransform(matrix: plane.transform).inverse.apply(to: truthToSession.apply(to: camera))
+          shift = abs(local.y) * simd_length(SIMD2(ray.x, ray.z)) / max(abs(ray.y), 1e-9)
+        }
         return abs(local.y) < 0.03 && Polygon2D.contains(point, in: polygon)
-          && Self.distance(from: point, toBoundaryOf: polygon) >= Self.boundaryMargin
+          && Self.distance(from: point, toBoundaryOf: polygon) >= Self.boundaryMargin + shift
       }
       run.outcomes.append(
         Outcome(
@@ -257,7 +274,8 @@ struct TapPlacementRun: Sendable {
   }
 
   /// How far inside a detected plane's boundary a tap's true point must lie to count as on the plane,
-  /// metres: closer to the edge, the trajectory alignment's error (about 1 cm) decides the side.
+  /// metres, beyond the shift of the ray's meeting point by the plane's offset from the point: closer to
+  /// the edge, the trajectory alignment's error (about 1 cm) decides the side.
   static let boundaryMargin = 0.02
 
   /// The distance from `point` to the nearest edge of `polygon` (closed), metres.
