@@ -15,7 +15,9 @@ import ARSimMath
 /// tracked poses and the accelerometer, handed in as ``gravity``), driven by the gravity-compensated
 /// accelerometer, whose prediction starts the alignment and holds it
 /// by a prior (`TrackerOptions.DepthOnly.accelerometerWeight`) in the directions the geometry
-/// leaves free. Keyframes are taken at the filtered pose.
+/// leaves free. Keyframes are taken at the filtered pose; the gravity estimator is given the
+/// alignment's own position (``OdometryResult/measuredPosition``), not the filtered one, which the
+/// accelerometer has driven with the estimate it would then confirm.
 final class DepthOdometry: Odometry {
   private let intrinsics: CameraIntrinsics
   private let depthOnly: TrackerOptions.DepthOnly
@@ -114,6 +116,7 @@ final class DepthOdometry: Odometry {
       return predicted(turn: turn)
     }
     var measured = keyframe.oFromOptical * RigidTransform(aligned.currentFromReference).inverse
+    let alignedPosition = measured.translation
     if var filter {
       filter.update(measured: measured.translation, dt: dt)
       measured.translation = filter.position
@@ -133,7 +136,9 @@ final class DepthOdometry: Odometry {
     // them, so a degenerate fit is still a pose; too little overlap is not.
     let quality: TrackingQuality =
       aligned.inlierFraction > depthOnly.normalInlierFraction ? .normal : .insufficientFeatures
-    return OdometryResult(oFromOptical: pose, quality: quality, source: .depth, inliers: 0, landmarks: [])
+    return OdometryResult(
+      oFromOptical: pose, quality: quality, source: .depth, inliers: 0, landmarks: [],
+      measuredPosition: alignedPosition)
   }
 
   /// The camera's acceleration in the odometry frame over the last interval (m/s²): the mean
