@@ -29,9 +29,10 @@ import Testing
   }
 
   /// stray-demo2 (a real iPhone session, ../shared): depth-only ATE against ARKit's trajectory
-  /// (7.0 cm; 7.4 cm while the accelerometer waited for gravity's direction, until 9.5 s of the
-  /// 15.7, and the odometry ran a gravity estimator of its own; 8.9 cm before the position filter
-  /// and the accelerometer) and gravity.
+  /// (7.4 cm with the odometry's own gravity estimator and the compensation's 1-degree gate; 7.9 cm
+  /// with the session's, given the alignment's positions, and 10.3 cm given the filtered ones, which
+  /// the accelerometer drove with the estimate they then confirmed; 8.5 cm without the accelerometer;
+  /// 8.9 cm before the position filter) and gravity.
   @Test func realPhoneDepthOnlyAgainstARKit() throws {
     guard Datasets.sharedExists("stray-demo2") else {
       print("skipped: ../shared/datasets/stray-demo2 is absent")
@@ -39,7 +40,7 @@ import Testing
     }
     let tracking = try Self.tracking(Datasets.shared + "/stray-demo2")
     let ate = try #require(tracking.ate)
-    #expect(ate.rmse < 0.074, "ATE \(ate.rmse) m")
+    #expect(ate.rmse < 0.077, "ATE \(ate.rmse) m")
     #expect(try #require(tracking.gravityError).median < 0.5)
     #expect(try #require(tracking.trackedFraction) > 0.95)
   }

@@ -190,11 +190,14 @@ package final class CameraTracker {
         imageIntrinsics: info.intrinsics)
     }
     odometry.add(frame.imu)
-    (odometry as? DepthOdometry)?.gravity = leveller.plausibleEstimate
     let result = odometry.process(
       gray: gray, pyramid: frame.kltPyramid, depth: depth, timestamp: frame.timestamp)
+    // Gravity is estimated from the measured position where the pose's was filtered with the
+    // accelerometer (``OdometryResult/measuredPosition``).
+    var measuredPose = result.oFromOptical
+    if let position = result.measuredPosition { measuredPose.translation = position }
     var level = leveller.update(
-      frame, oFromOptical: result.oFromOptical,
+      frame, oFromOptical: measuredPose,
       // A loop closure's or a relocalisation's jump in the trajectory is no motion, nor a position
       // held while the camera translates: the gravity estimator's chain breaks.
       measured: ![.prediction, .relocalization, .gyroscope].contains(result.source)

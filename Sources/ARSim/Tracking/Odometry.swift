@@ -45,6 +45,11 @@ package struct OdometryResult: Sendable {
   /// When a loop closed this frame: the deformation of the map (in O) that moved the keyframes made
   /// since and this frame's pose (``oFromOptical`` is the corrected one). Nil otherwise.
   package var deformation: WorldDeformation? = nil
+  /// The position the measurement alone gave (O), when ``oFromOptical``'s was filtered with the
+  /// accelerometer (depth-only odometry): what the gravity estimator is given, since positions the
+  /// accelerometer has driven with a gravity estimate agree with that estimate and would confirm it.
+  /// Nil: ``oFromOptical``'s is the measurement.
+  package var measuredPosition: SIMD3<Double>? = nil
 }
 
 /// A visual odometry front end: frames in, poses in the odometry frame O out.

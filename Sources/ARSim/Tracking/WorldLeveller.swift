@@ -20,10 +20,6 @@ struct WorldLeveller {
   }
 
   private(set) var estimator = GravityEstimator()
-  /// The last estimate that read like gravity (the session's one test of an estimate's magnitude),
-  /// nil before one did: what the world is levelled by, and what depth-only odometry integrates
-  /// the accelerometer with.
-  private(set) var plausibleEstimate: GravityEstimator.Estimate?
   /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
   /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
   private static let monocularScalePriorSigma = 10.0
@@ -69,7 +65,6 @@ struct WorldLeveller {
     if let estimate = estimator.estimate {
       let length = simd_length(estimate.gravity)
       if length > 7, length < 12.5 {
-        plausibleEstimate = estimate
         let up = -estimate.gravity / length
         if let old = upInO, let previous = worldFromO {
           let follows = !isSettled || options.relevelsOnceSettled
