@@ -278,13 +278,27 @@ struct KLTCall {
   size_t count = 0;
 };
 
-/// Tracks the points [begin, end) of `call` into the share's own vectors.
+/// One share's tracked points, their found flags and errors.
 struct KLTShareResult {
   std::vector<cv::Point2f> to;
   std::vector<uchar> tracked;
   std::vector<float> errors;
 };
 
+/// Share `share`'s first index and its points' starts and guesses, copied out of `call`.
+struct KLTShareInput {
+  size_t begin;
+  std::vector<cv::Point2f> from, to;
+};
+
+KLTShareInput klt_share_input(const KLTCall &call, size_t share) {
+  const size_t begin = share * kKLTShare, end = std::min(call.count, (share + 1) * kKLTShare);
+  return {begin,
+          std::vector<cv::Point2f>(call.from->begin() + long(begin), call.from->begin() + long(end)),
+          std::vector<cv::Point2f>(call.guesses->begin() + long(begin), call.guesses->begin() + long(end))};
+}
+
+/// Tracks one share's points (`from`, starting at the guesses `to`) with `call`'s settings.
 KLTShareResult track_klt_share(cv::InputArray previous, cv::InputArray next, const KLTCall &call,
                                std::vector<cv::Point2f> from, std::vector<cv::Point2f> to) {
   KLTShareResult result;
@@ -359,17 +373,15 @@ class KLTHelper {
   /// taken on return; else the share is this thread's alone).
   void track(const KLTCall &call, size_t share, const std::vector<cv::Mat> &previous,
              const std::vector<cv::Mat> &next, std::unique_lock<std::mutex> *lock) {
-    const size_t begin = share * kKLTShare, end = std::min(call.count, (share + 1) * kKLTShare);
-    std::vector<cv::Point2f> from(call.from->begin() + long(begin), call.from->begin() + long(end));
-    std::vector<cv::Point2f> to(call.guesses->begin() + long(begin), call.guesses->begin() + long(end));
-    KLTShareResult result = track_klt_share(previous, next, call, std::move(from), std::move(to));
+    KLTShareInput input = klt_share_input(call, share);
+    KLTShareResult result = track_klt_share(previous, next, call, std::move(input.from), std::move(input.to));
     if (lock != nullptr) {
       lock->lock();
       if (state_[share] == Share::done) return;
       state_[share] = Share::done;
       --left_;
     }
-    store(call, begin, result);
+    store(call, input.begin, result);
   }
 
   static void store(const KLTCall &call, size_t begin, const KLTShareResult &result) {
@@ -394,16 +406,14 @@ class KLTHelper {
         if (open == state_.end()) break;
         *open = Share::taken;
         const size_t share = size_t(open - state_.begin());
-        const size_t begin = share * kKLTShare, end = std::min(call->count, (share + 1) * kKLTShare);
-        std::vector<cv::Point2f> from(call->from->begin() + long(begin), call->from->begin() + long(end));
-        std::vector<cv::Point2f> to(call->guesses->begin() + long(begin), call->guesses->begin() + long(end));
+        KLTShareInput input = klt_share_input(*call, share);
         const KLTCall settings = {{}, {}, nullptr, nullptr, nullptr, nullptr, nullptr,
                                   call->window, call->levels, call->flags, call->criteria, call->count};
         lock.unlock();
         KLTShareResult result;
         bool ok = true;
         try {
-          result = track_klt_share(previous, next, settings, std::move(from), std::move(to));
+          result = track_klt_share(previous, next, settings, std::move(input.from), std::move(input.to));
         } catch (...) {
           ok = false;  // The caller tracks the share itself and meets the error there.
         }
@@ -411,7 +421,7 @@ class KLTHelper {
         if (!ok || call_ != call || generation_ != seen || state_[share] == Share::done) continue;
         state_[share] = Share::done;
         --left_;
-        store(*call, begin, result);
+        store(*call, input.begin, result);
       }
     }
   }

@@ -110,8 +110,7 @@ package final class CameraTracker {
   init(info: RecordingInfo, options: TrackerOptions, map: [Keyframe]?) {
     pendingMap = map
     self.info = info
-    var resolved = options
-    resolved.mode = options.mode ?? .following(info)
+    let resolved = Self.resolved(options, for: info)
     self.options = resolved
     switch resolved.mode ?? .rgbd {
     case .rgbd:
@@ -127,6 +126,13 @@ package final class CameraTracker {
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
 
+  /// `options` with the mode the recording `info` follows when they leave it open.
+  private static func resolved(_ options: TrackerOptions, for info: RecordingInfo) -> TrackerOptions {
+    var resolved = options
+    resolved.mode = options.mode ?? .following(info)
+    return resolved
+  }
+
   /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): build
   /// its grey image's KLT pyramid, with the parameters the tracker for `info` and `options` tracks
   /// with; nil when that tracker reads no image (depth-only). Tracking then finds the same pyramid it
@@ -134,8 +140,7 @@ package final class CameraTracker {
   package static func preparation(info: RecordingInfo, options: TrackerOptions) -> (
     @Sendable (inout RecordedFrame) -> Void
   )? {
-    var resolved = options
-    resolved.mode = options.mode ?? .following(info)
+    let resolved = resolved(options, for: info)
     guard resolved.mode != .depth else { return nil }
     let params = resolved.kltParams
     return { frame in
