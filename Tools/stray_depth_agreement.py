@@ -9,9 +9,12 @@ For a Stray folder (depth/, confidence/, odometry.csv, camera_matrix.csv, imu.cs
      with that frame's depth (signed median, IQR, median |r|, over pairs every 60 frames), as a function
      of a time offset between depth and poses, the intrinsics' scaling convention (corner or centre),
      a depth scale and the confidence level;
+     1b. the same residuals against a factor on the depth's focal length, over all pairs and over the
+     pairs at the fastest turns (whether the depth's lateral geometry agrees with the rotation);
   2. depth against ARKit's translation: for pairs 30 and 60 frames apart, point-to-plane ICP on the two
      depth maps for the translation alone (rotation held at ARKit's, started at ARKit's pose), and the
-     ratio of its translation to ARKit's along ARKit's (1 = same metric);
+     ratio of its translation to ARKit's along ARKit's (1 = same metric); then per camera axis (z,
+     forward, read from the depth values alone: the depth's scale);
   3. the same ICP on all 6 degrees of freedom, 5 frames apart: its disagreement with ARKit's relative
      pose (mm, degrees), against the gyroscope's rotation integrated over the same frames;
   4. the accelerometer against ARKit: ARKit's positions differentiated twice and the recorded specific
@@ -105,8 +108,10 @@ class Session:
 
 # MARK: 1. Reprojection residuals
 
-def residual(s, i, j, dt=0.0, convention="corner", confidence=2, scale=1.0):
+def residual(s, i, j, dt=0.0, convention="corner", confidence=2, scale=1.0, focal=1.0):
     k = s.k(convention)
+    k[0, 0] *= focal
+    k[1, 1] *= focal
     di, dj = s.depth(i, confidence, scale), s.depth(j, confidence, scale)
     X = s.points(di, k)[np.isfinite(di)]
     T = np.linalg.inv(s.pose(s.t[j] + dt)) @ s.pose(s.t[i] + dt)
@@ -135,6 +140,16 @@ def reprojection_table(s):
         row(f"depth scale {scale}", scale=scale)
     for confidence in [0, 1, 2]:
         row(f"confidence >= {confidence}", confidence=confidence)
+    # Pairs at the fastest turns (10 frames turning more than 4 degrees): there the depth maps' lateral
+    # geometry, which the focal length sets, decides whether they agree with the rotation.
+    turns = [(i, i + 10) for i in range(0, len(s.t) - 12, 10) if angle_deg(relative(s, i, i + 10)[:3, :3]) > 4]
+    print(f"1b. the same against the depth's focal length (scaled colour K times this), all pairs and {len(turns)} "
+          "pairs turning > 4 degrees")
+    for focal in [0.94, 0.96, 0.98, 1.0, 1.02]:
+        a = np.median([residual(s, i, j, focal=focal) for i, j in pairs], axis=0) * 1000
+        b = np.median([residual(s, i, j, focal=focal) for i, j in turns], axis=0) * 1000
+        print(f"  focal x {focal:<5}  all: median {a[0]:+6.2f} mm median|r| {a[2]:5.2f} mm;  turning: median "
+              f"{b[0]:+6.2f} mm median|r| {b[2]:5.2f} mm")
 
 
 # MARK: 2, 3. Point-to-plane ICP on two depth maps
@@ -186,19 +201,35 @@ def relative(s, i, j):
     return np.linalg.inv(s.pose(s.t[j])) @ s.pose(s.t[i])  # current (j) from reference (i)
 
 
+def translation_pairs(s, gap, every, min_motion):
+    """ARKit's and the depth ICP's translations (rotation held at ARKit's) for pairs `gap` frames apart,
+    one every `every` frames, where ARKit moved at least `min_motion` metres."""
+    pairs = []
+    for i in range(20, len(s.t) - gap - 1, every):
+        G = relative(s, i, i + gap)
+        if np.linalg.norm(G[:3, 3]) < min_motion:
+            continue
+        T = icp(s, s.depth(i), s.depth(i + gap), G, rotation=False)
+        if T is not None:
+            pairs.append((G[:3, 3], T[:3, 3]))
+    return pairs
+
+
 def scale_table(s):
     print("2. depth ICP translation (rotation held at ARKit's) over ARKit's, along ARKit's")
     for gap in [30, 60]:
-        ratios = []
-        for i in range(20, len(s.t) - gap - 1, 30):
-            G = relative(s, i, i + gap)
-            if np.linalg.norm(G[:3, 3]) < 0.1:
-                continue
-            T = icp(s, s.depth(i), s.depth(i + gap), G, rotation=False)
-            if T is not None:
-                ratios.append(T[:3, 3] @ G[:3, 3] / (G[:3, 3] @ G[:3, 3]))
+        ratios = [t @ g / (g @ g) for g, t in translation_pairs(s, gap, 30, 0.1)]
         iqr = np.subtract(*np.percentile(ratios, [75, 25]))
         print(f"  {gap} frames apart: ratio median {np.median(ratios):.4f}, IQR {iqr:.4f}, {len(ratios)} pairs")
+    # Per camera axis (least squares over the pairs): along z (forward) the motion is read from the depth
+    # values alone, so its ratio is the depth's scale; across (x, y) it also depends on the focal length
+    # and on the rotation, which is held at ARKit's.
+    pairs = translation_pairs(s, 20, 15, 0.06) + translation_pairs(s, 40, 15, 0.06)
+    arkit, depth = np.array([g for g, _ in pairs]), np.array([t for _, t in pairs])
+    ratio = np.sum(arkit * depth, 0) / np.sum(arkit * arkit, 0)
+    rms = np.sqrt(np.mean(arkit * arkit, 0)) * 1000
+    print(f"  per axis, {len(arkit)} pairs 20 and 40 frames apart: x {ratio[0]:.4f}, y {ratio[1]:.4f}, z (depth's "
+          f"scale) {ratio[2]:.4f} (ARKit's motion rms {rms[0]:.0f}, {rms[1]:.0f}, {rms[2]:.0f} mm)")
 
 
 def gyro_rotation(s, t0, t1, camera_from_device):
