@@ -9,14 +9,16 @@ import Foundation
 public enum RecordingEvaluator {
   /// Replays `folder` with `options` (plane detection as they say), casts the recording's ground-truth
   /// taps with `target` and `alignment`, and scores tracking, planes and raycasts; writes the estimated
-  /// trajectory to `trajectoryPath` when given; the replay's progress on stderr is named
+  /// trajectory to `trajectoryPath` when given, and the gravity error of every frame to `gravityTracePath`
+  /// when given (``writeGravityTrace(delivered:final:gravity:to:)``); the replay's progress on stderr is named
   /// `progressLabel`. Deterministic: the same recording and options give an
   /// equal evaluation.
   ///
   /// - Throws: `RecordingError` naming the file (recording or ground truth) and the problem.
   public static func evaluate(
     _ folder: String, options: ReplayOptions, target: ARRaycastQuery.Target,
-    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil, progressLabel: String = "replay"
+    alignment: ARRaycastQuery.TargetAlignment, trajectoryPath: String? = nil, gravityTracePath: String? = nil,
+    progressLabel: String = "replay"
   ) throws -> RecordingEvaluation {
     let run = try ReplayRun(folder: folder, options: options)
     run.progressLabel = progressLabel
@@ -44,6 +46,14 @@ public enum RecordingEvaluator {
     var tracking = try evaluateTracking(evaluated(\.worldFromOptical), withScale: isMono)
     tracking.gravityError = run.info.groundTruthGravity.flatMap {
       gravityErrors(evaluated(\.deliveredWorldFromOptical), gravity: $0)
+    }
+    if let path = gravityTracePath {
+      guard let gravity = run.info.groundTruthGravity else {
+        throw RecordingError(file: folder, "--gravity-trace: the recording has no ground-truth gravity")
+      }
+      try writeGravityTrace(
+        delivered: evaluated(\.deliveredWorldFromOptical), final: evaluated(\.worldFromOptical),
+        gravity: gravity, to: path)
     }
     var notes: [String] = []
     var planes: PlaneEvaluation?
@@ -204,5 +214,31 @@ struct AnchorConverter {
     ).transformed(by: alignment * Similarity(finalFromEpoch))
     cache[key] = plane
     return plane
+  }
+}
+
+extension RecordingEvaluator {
+  /// Writes the gravity error of every frame with a pose and ground truth, one line each: its time,
+  /// the error as the frame delivered it (what the eval's median is over, after the first second),
+  /// and the error in the session's final world (every frame seen with the last gravity estimate).
+  /// Where the two differ the estimate moved after the frame (a bias the camera's turns separated
+  /// later); where the final error is large in the middle of a session the tracked orientation had
+  /// drifted from where it is at the end.
+  static func writeGravityTrace(
+    delivered: [EvaluatedFrame], final: [EvaluatedFrame], gravity: SIMD3<Double>, to path: String
+  ) throws {
+    let finalErrors = Dictionary(
+      gravityErrorSeries(final, gravity: gravity).map { ($0.timestamp, $0.degrees) },
+      uniquingKeysWith: { a, _ in a })
+    var text = "# timestamp delivered_degrees final_degrees\n"
+    for (timestamp, degrees) in gravityErrorSeries(delivered, gravity: gravity) {
+      let final = finalErrors[timestamp].map { String(format: "%.4f", $0) } ?? "nan"
+      text += String(format: "%.6f %.4f ", timestamp, degrees) + final + "\n"
+    }
+    do {
+      try text.write(toFile: path, atomically: true, encoding: .utf8)
+    } catch {
+      throw RecordingError(file: path, "cannot write the gravity trace: \(error.localizedDescription)")
+    }
   }
 }

@@ -56,6 +56,8 @@ enum EvalCommand {
       --json FILE                   write the report as JSON
       --markdown FILE               write the report as Markdown
       --trajectory FILE             also write the estimated trajectory (TUM format; one RECORDING)
+      --gravity-trace FILE          also write each frame's gravity error (time, degrees as
+                                    delivered, degrees in the final world; one RECORDING)
       --shard K/N                   evaluate part K of N of the recordings; --json writes the part
       --resume                      with --shard and --json: keep the results already in the part
       --help                        show this help
@@ -68,7 +70,8 @@ enum EvalCommand {
     let args = try Arguments(
       arguments,
       valueOptions: [
-        "format", "intrinsics", "mode", "scale", "trajectory", "planes", "json", "markdown", "target",
+        "format", "intrinsics", "mode", "scale", "trajectory", "gravity-trace", "planes", "json", "markdown",
+        "target",
         "alignment", "shard", "threads",
       ],
       flagOptions: ["help", "resume", "no-loop-closure"])
@@ -79,6 +82,9 @@ enum EvalCommand {
     guard !args.positional.isEmpty else { throw Arguments.UsageError("missing RECORDING (see --help)") }
     guard args.positional.count == 1 || args.value("trajectory") == nil else {
       throw Arguments.UsageError("--trajectory takes one RECORDING")
+    }
+    guard args.positional.count == 1 || args.value("gravity-trace") == nil else {
+      throw Arguments.UsageError("--gravity-trace takes one RECORDING")
     }
     let (target, alignment) = try ReplayOptions.raycastChoices(args)
     let outputs = [args.value("json"), args.value("markdown")].compactMap { $0 }
@@ -110,7 +116,8 @@ enum EvalCommand {
         evaluations.append(
           try RecordingEvaluator.evaluate(
             folder, options: replayOptions, target: target, alignment: alignment,
-            trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, folders.count)))
+            trajectoryPath: args.value("trajectory"), gravityTracePath: args.value("gravity-trace"),
+            progressLabel: progressLabel(k, folders.count)))
       }
       try report(evaluations, arguments: args)
       return 0
@@ -136,7 +143,8 @@ enum EvalCommand {
       part.add(
         try RecordingEvaluator.evaluate(
           folder, options: replayOptions, target: target, alignment: alignment,
-          trajectoryPath: args.value("trajectory"), progressLabel: progressLabel(k, share.count)))
+          trajectoryPath: args.value("trajectory"), gravityTracePath: args.value("gravity-trace"),
+          progressLabel: progressLabel(k, share.count)))
       if let path = args.value("json") { try part.write(to: path) }
     }
     if let path = args.value("json") { try part.write(to: path) }

@@ -13,14 +13,17 @@ import Testing
     let folder = RecordingFixtures.temporaryFolder("arsim-eval")
     let json = folder + "/report.json"
     let markdown = folder + "/report.md"
-    let result = try CLI.run(["eval", Datasets.path("tabletop"), "--json", json, "--markdown", markdown])
+    let trace = folder + "/gravity.txt"
+    let result = try CLI.run([
+      "eval", Datasets.path("tabletop"), "--json", json, "--markdown", markdown, "--gravity-trace", trace,
+    ])
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stdout.contains("ATE (SE(3)): rmse"))
     #expect(result.stdout.contains("planes: precision"))
     #expect(result.stdout.contains("raycasts: "))
     #expect(result.stderr.contains("replay: "))
     let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
-    #expect(files == ["report.json", "report.md"])
+    #expect(files == ["gravity.txt", "report.json", "report.md"])
 
     let data = try #require(FileManager.default.contents(atPath: json))
     let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -39,6 +42,21 @@ import Testing
     let states = try #require(tracking["states"] as? [[String: Any]])
     #expect(states.last?["state"] as? String == "normal")
     #expect(tracking["rpe"] is [String: Any])
+    // The trace has a line per frame with a pose; the report's gravity median is over its frames
+    // after the first second, as delivered.
+    let gravity = try #require(tracking["gravityErrorDegrees"] as? [String: Any])
+    let lines = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+    #expect(lines.first == "# timestamp delivered_degrees final_degrees")
+    let rows = lines.dropFirst().map { $0.split(separator: " ").compactMap { Double($0) } }
+    #expect(rows.allSatisfy { $0.count == 3 })
+    let first = try #require(rows.first?.first)
+    let delivered = rows.filter { $0[0] - first >= 1 }.map { $0[1] }.sorted()
+    #expect(delivered.count == gravity["count"] as? Int)
+    let median =
+      delivered.count % 2 == 1
+      ? delivered[delivered.count / 2]
+      : (delivered[delivered.count / 2 - 1] + delivered[delivered.count / 2]) / 2
+    #expect(abs(median - (gravity["median"] as? Double ?? -1)) < 2e-4, "\(median)")
 
     let planes = try #require(recording["planes"] as? [String: Any])
     #expect((planes["recall"] as? Double ?? 0) >= 0.5)
@@ -98,6 +116,13 @@ import Testing
         "\(folder)/taps.txt:2: expected 'timestamp u v frame wx wy wz planeId', got 6 fields\n"))
   }
 
+  @Test func aGravityTraceTakesOneRecording() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 3)
+    let result = try CLI.run(["eval", folder, folder, "--gravity-trace", folder + "/trace.txt"])
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("--gravity-trace takes one RECORDING"))
+  }
+
   @Test func aGlobOfDatasetsSkipsWhatIsNotARecording() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 3)
     let result = try CLI.run(["eval", Datasets.path("README.md"), Datasets.path("scenes"), folder])
@@ -113,7 +138,10 @@ import Testing
   @Test func helpDocumentsTheReportOptions() throws {
     let result = try CLI.run(["eval", "--help"])
     #expect(result.status == 0)
-    for option in ["--json FILE", "--markdown FILE", "--target", "--alignment", "--planes", "--trajectory"] {
+    for option in [
+      "--json FILE", "--markdown FILE", "--target", "--alignment", "--planes", "--trajectory",
+      "--gravity-trace",
+    ] {
       #expect(result.stdout.contains(option), "\(option)")
     }
   }
