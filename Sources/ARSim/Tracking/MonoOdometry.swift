@@ -288,8 +288,11 @@ final class MonoOdometry: Odometry {
 
   // MARK: Keyframes and relocalisation
 
-  /// The frame located against the keyframes (only the world map's with `mapOnly`), its time booked as
-  /// recognition, and as the frame's pose with `asPose` (when locating is what measures the pose).
+  /// The frame located against the keyframes (only the world map's with `mapOnly`) and extended by
+  /// projection to the points of the keyframes sharing its view
+  /// (``Relocalizer/locate(gray:against:seed:depthAt:extendingByProjection:)``: more of the map's points to restart the
+  /// tracks from, the pose refined on them), its time booked as recognition, and as the frame's pose
+  /// with `asPose` (when locating is what measures the pose).
   private func located(_ gray: GrayImage, mapOnly: Bool = false, asPose: Bool = false) -> Relocalizer
     .Location?
   {
@@ -299,7 +302,8 @@ final class MonoOdometry: Odometry {
       if asPose { lap(&timings.pose, since: start) }
     }
     let candidates = mapOnly ? keyframes.keyframes[..<keyframes.adopted] : keyframes.keyframes[...]
-    return relocalizer.locate(gray: gray, against: candidates, seed: options.seed &+ UInt64(frameIndex))
+    return relocalizer.locate(
+      gray: gray, against: candidates, seed: options.seed &+ UInt64(frameIndex), extendingByProjection: true)
   }
 
   /// The camera was off: the motion since the last frame is unknown. Once the map exists the next

@@ -34,17 +34,83 @@ struct Relocalizer {
   }
 
   /// ``relocalize(gray:against:seed:depthAt:)`` with the PnP inliers: what a front end without depth
-  /// (monocular) restarts its tracks and landmarks from.
+  /// (monocular) restarts its tracks and landmarks from; `extendingByProjection`, with more of the
+  /// map's points than one keyframe's matches give and the pose refined on them
+  /// (``extended(_:keypoints:descriptors:against:)``).
   func locate(
     gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
-    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, extendingByProjection: Bool = false
   ) -> Location? {
     guard !keyframes.isEmpty, let (keypoints, descriptors) = features(in: gray) else { return nil }
     let candidates = Array(keyframes.indices.reversed().prefix(options.recognizedKeyframes))
-    return locate(
+    let found = locate(
       keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates, seed: seed,
       depthAt: depthAt)
+    guard extendingByProjection, let found else { return found }
+    return extended(found, keypoints: keypoints, descriptors: descriptors, against: keyframes)
   }
+
+  /// A location with the points of the keyframes that share its view (within twice the keyframe
+  /// distance and angle of it, ``TrackerOptions/Relocalization``) matched by projection (ORB-SLAM's
+  /// search by projection after relocalisation): each point projected through the located pose is
+  /// matched to the frame's nearest-in-descriptor feature within ``guidedRadius`` pixels (within
+  /// ``TrackerOptions/Relocalization/maxDescriptorDistance``, and clearly better than the second best
+  /// there), one point per feature (the closest in descriptor), then the pose refined on all of them
+  /// and the matches within ``TrackerOptions/Relocalization/reprojectionThreshold`` of it kept. The
+  /// location as it was when that keeps fewer matches. Deterministic: keyframes, points and features
+  /// in order, ties to the first.
+  func extended(
+    _ location: Location, keypoints: [Keypoint], descriptors: [ORBDescriptor],
+    against keyframes: ArraySlice<Keyframe>
+  ) -> Location {
+    let opticalFromO = location.oFromOptical.inverse
+    let grid = FeatureGrid(keypoints, cell: Self.guidedRadius, intrinsics: intrinsics)
+    // Per feature: the best point (descriptor distance, point).
+    var best: [Int: (distance: Int, point: SIMD3<Double>)] = [:]
+    for keyframe in keyframes {
+      let step = keyframe.oFromOptical.inverse * location.oFromOptical
+      guard
+        simd_length(step.translation) <= 2 * options.keyframeTranslation
+          && step.angle <= 2 * options.keyframeRotationDegrees * .pi / 180
+      else { continue }
+      for (point, descriptor) in zip(keyframe.points, keyframe.descriptors) {
+        let p = opticalFromO.apply(to: point)
+        guard p.z > 0,
+          let found = grid.match(
+            descriptor, near: intrinsics.project(p), in: descriptors, ratio: Self.guidedRatio),
+          found.distance <= options.maxDescriptorDistance,
+          found.distance < best[found.index]?.distance ?? .max
+        else { continue }
+        best[found.index] = (found.distance, point)
+      }
+    }
+    let indices = best.keys.sorted()
+    guard indices.count > location.inliers else { return location }
+    let world = indices.map { best[$0]!.point }
+    let image = indices.map { SIMD2(Double(keypoints[$0].x), Double(keypoints[$0].y)) }
+    guard
+      let (refined, _) = try? PoseSolver.refinePose(
+        worldPoints: world, imagePoints: image, intrinsics: intrinsics, initial: opticalFromO.poseCW)
+    else { return location }
+    var matches: [(pixel: SIMD2<Float>, point: SIMD3<Double>)] = []
+    for (k, point) in zip(indices, world) {
+      let p = refined.apply(point)
+      guard p.z > 0,
+        simd_length(intrinsics.project(p) - SIMD2(Double(keypoints[k].x), Double(keypoints[k].y)))
+          <= options.reprojectionThreshold
+      else { continue }
+      matches.append((keypoints[k].position, point))
+    }
+    guard matches.count > location.inliers else { return location }
+    return Location(
+      oFromOptical: RigidTransform(refined).inverse, matches: matches, keyframe: location.keyframe)
+  }
+
+  /// How far, pixels, a frame's feature may be from a keyframe point's projection to match it in
+  /// ``extended(_:keypoints:descriptors:against:)``: the located pose is within a few pixels.
+  static let guidedRadius = 6.0
+  /// The best match's descriptor distance must be below this fraction of the second best's there.
+  static let guidedRatio = 0.8
 
   /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:)``
   /// (``TrackerOptions/Relocalization/queryFeatures`` of them), or nil when too few are found.
@@ -113,5 +179,63 @@ struct Relocalizer {
   /// ``TrackerOptions/Relocalization/minDepthAgreement`` of them must agree.
   func depthAgrees(measured: Int, agreeing: Int) -> Bool {
     measured < options.minMatches || Double(agreeing) >= options.minDepthAgreement * Double(measured)
+  }
+}
+
+/// A frame's features binned by pixel (cells of the search radius), for matching by projection.
+private struct FeatureGrid {
+  let keypoints: [Keypoint]
+  let cell: Double
+  let columns: Int
+  let rows: Int
+  /// The image's size, pixels.
+  let size: SIMD2<Double>
+  private var bins: [[Int]]
+
+  init(_ keypoints: [Keypoint], cell: Double, intrinsics: CameraIntrinsics) {
+    self.keypoints = keypoints
+    self.cell = cell
+    size = SIMD2(Double(intrinsics.width), Double(intrinsics.height))
+    columns = Int((Double(intrinsics.width) / cell).rounded(.up))
+    rows = Int((Double(intrinsics.height) / cell).rounded(.up))
+    bins = [[Int]](repeating: [], count: columns * rows)
+    for (k, keypoint) in keypoints.enumerated() {
+      let column = Int(Double(keypoint.x) / cell)
+      let row = Int(Double(keypoint.y) / cell)
+      guard column >= 0, row >= 0, column < columns, row < rows else { continue }
+      bins[row * columns + column].append(k)
+    }
+  }
+
+  /// The feature within `cell` pixels of `pixel` nearest to `descriptor` (Hamming; ties to the lower
+  /// index) and its distance, when it passes the ratio test against the second nearest there (best <
+  /// `ratio` times second; a lone feature passes); nil outside the image or without one.
+  func match(
+    _ descriptor: ORBDescriptor, near pixel: SIMD2<Double>, in descriptors: [ORBDescriptor], ratio: Double
+  )
+    -> (index: Int, distance: Int)?
+  {
+    guard pixel.x >= 0, pixel.y >= 0, pixel.x < size.x, pixel.y < size.y else { return nil }
+    let column = Int(pixel.x / cell)
+    let row = Int(pixel.y / cell)
+    var first: (index: Int, distance: Int)?
+    var second = Int.max
+    for r in max(0, row - 1)...min(rows - 1, row + 1) {
+      for c in max(0, column - 1)...min(columns - 1, column + 1) {
+        for k in bins[r * columns + c] {
+          let offset = SIMD2(Double(keypoints[k].x), Double(keypoints[k].y)) - pixel
+          guard simd_dot(offset, offset) <= cell * cell else { continue }
+          let distance = descriptor.distance(to: descriptors[k])
+          if distance < first?.distance ?? .max {
+            second = first?.distance ?? .max
+            first = (k, distance)
+          } else if distance < second {
+            second = distance
+          }
+        }
+      }
+    }
+    guard let first, Double(first.distance) < ratio * Double(second) else { return nil }
+    return first
   }
 }

@@ -48,12 +48,19 @@ struct StretchSource: FrameSource {
     var recording: String
     var pausedAfter: Int
     var resumedAt: Int
-    var testDescription: String { "\(recording) paused after frame \(pausedAfter), resumed at \(resumedAt)" }
+    /// The tracking mode (nil: the recording's, RGB-D).
+    var mode: TrackerOptions.Mode? = nil
+    var testDescription: String {
+      "\(recording)\(mode.map { " (\($0.rawValue))" } ?? "") paused after frame \(pausedAfter), resumed at \(resumedAt)"
+    }
   }
 
+  /// Monocular too (an ARKit phone without LiDAR): relocalised from the keyframes' ORB points alone,
+  /// in the map's scale (the ATE through a Sim(3) alignment).
   static let pauses = [
     Pause(recording: "tabletop", pausedAfter: 100, resumedAt: 40),
     Pause(recording: "room", pausedAfter: 140, resumedAt: 50),
+    Pause(recording: "tabletop", pausedAfter: 100, resumedAt: 40, mode: .mono),
   ]
 
   @Test(arguments: pauses) func normalWithinTenFramesOfResuming(_ pause: Pause) throws {
@@ -62,6 +69,7 @@ struct StretchSource: FrameSource {
     let collector = FrameCollector()
     session.delegate = collector
     let configuration = ARWorldTrackingConfiguration()
+    configuration.tracking.mode = pause.mode
     session.run(configuration)
     let source = try StretchSource(
       folder: Datasets.path(pause.recording),
@@ -84,8 +92,13 @@ struct StretchSource: FrameSource {
     #expect(resumed[..<recovered].allSatisfy { $0.state == .limited(.relocalizing) })
     #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
     // One world: the frames before the pause and after recovery fit one trajectory.
-    let ate = try trackingError(Array(before + resumed[recovered...]), in: session)
-    #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
+    let ate = try trackingError(
+      Array(before + resumed[recovered...]), in: session, scale: pause.mode == .mono)
+    // Monocular: a Sim(3) ATE of 3.8 cm by `arsim eval` on this cut of the tabletop (a recording made
+    // of frames 0-100 and 40-151, 2 s apart): monocular drift over the replay, which the world kept
+    // across the pause does not remove; issue 16's 1 cm is RGB-D's here.
+    let limit = pause.mode == .mono ? 0.05 : 0.01
+    #expect(ate.rmse < limit, "ATE \(ate.rmse) m")
   }
 }
 

@@ -1,0 +1,47 @@
+import ARSimTestSupport
+import Foundation
+import Testing
+
+@testable import ARSim
+
+/// Relocalisation's search by projection (``Relocalizer/extended(_:keypoints:descriptors:against:)``):
+/// a monocular map of the tabletop's frames 0-99 (WorldMapTests' session A), frames it tracked located
+/// in it again, without and with the extension.
+@Suite struct RelocalizerProjectionTests {
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func extensionAddsMapPointsAndKeepsThePose() throws {
+    let (first, log) = try WorldMapTests.replay(0..<100, mode: .mono)
+    let map = try WorldMapTests.map(of: first)
+    var source = try Recording.open(folder: Datasets.path("tabletop"))
+    let relocalizer = Relocalizer(
+      options: TrackerOptions().relocalization, intrinsics: source.info.intrinsics)
+    let tracked = Dictionary(uniqueKeysWithValues: log.records.map { ($0.frameIndex, $0) })
+    var checked = 0
+    var inliers = (plain: 0, extended: 0)
+    while let frame = try source.nextFrame(), frame.index < 100 {
+      guard frame.index % 10 == 5, let record = tracked[frame.index], record.state == .normal,
+        let gray = frame.image?.gray
+      else { continue }
+      // A's pose of the frame in its world, the map's.
+      let truth = RigidTransform(matrix: record.transform) * opticalFromCamera
+      let keyframes = map.keyframes[...]
+      guard let plain = relocalizer.locate(gray: gray, against: keyframes, seed: 3) else { continue }
+      let extended = try #require(
+        relocalizer.locate(gray: gray, against: keyframes, seed: 3, extendingByProjection: true))
+      checked += 1
+      inliers.plain += plain.inliers
+      inliers.extended += extended.inliers
+      // Every match within the reprojection threshold of the refined pose.
+      let opticalFromO = extended.oFromOptical.inverse
+      for match in extended.matches {
+        let pixel = source.info.intrinsics.project(opticalFromO.apply(to: match.point))
+        #expect(simd_length(pixel - SIMD2(match.pixel)) <= relocalizer.options.reprojectionThreshold + 1e-9)
+      }
+      let error = simd_distance(extended.oFromOptical.translation, truth.translation)
+      let plainError = simd_distance(plain.oFromOptical.translation, truth.translation)
+      #expect(error <= max(plainError, 0.01), "frame \(frame.index): \(error) m against \(plainError) m")
+    }
+    #expect(checked >= 5, "\(checked) frames located")
+    // The keyframes sharing the view add their points: 960 -> 1279 matches over frames 5, 15, ..., 95.
+    #expect(Double(inliers.extended) >= 1.2 * Double(inliers.plain), "\(inliers)")
+  }
+}
