@@ -34,16 +34,26 @@ public struct ReplaySummary: Sendable {
   }
 
   /// The number of finite values: those whose exponent bits are not all ones (IEEE 754), tested on
-  /// the bit patterns so that the loop vectorises (`reduce` over `isFinite` took 11 instructions a
-  /// pixel, 3.4 million a 640x480 frame, 3.7% of a replay's instructions).
+  /// the bit patterns, eight at a time in SIMD lanes (each lane counts how many of its values are
+  /// finite), the tail one by one. The plain loop did not vectorise: it tested and branched on every
+  /// pixel, 3% of a replay's CPU time on the full-size tabletop.
   static func finiteCount(_ values: [Float]) -> Int {
-    let exponent: UInt32 = 0x7F80_0000
-    return values.withUnsafeBufferPointer { buffer in
-      buffer.withMemoryRebound(to: UInt32.self) { bits in
-        var count: UInt32 = 0
-        for pattern in bits { count &+= pattern & exponent != exponent ? 1 : 0 }
-        return Int(count)
+    values.withUnsafeBytes { raw in
+      let exponent: UInt32 = 0x7F80_0000
+      let lanes = SIMD8<UInt32>(repeating: exponent)
+      let chunks = raw.count / MemoryLayout<SIMD8<UInt32>>.size
+      var counts = SIMD8<UInt32>()
+      for k in 0..<chunks {
+        let offset = k * MemoryLayout<SIMD8<UInt32>>.size
+        let bits = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+        counts &+= SIMD8<UInt32>(repeating: 1).replacing(with: 0, where: bits & lanes .== lanes)
       }
+      var count = counts.indices.reduce(0) { $0 + Int(counts[$1]) }
+      for i in stride(from: chunks * 8, to: values.count, by: 1) {
+        let pattern = raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+        if pattern & exponent != exponent { count += 1 }
+      }
+      return count
     }
   }
 
