@@ -43,17 +43,15 @@ public enum RecordingEvaluator {
           estimate: pose($0), groundTruth: $0.groundTruth)
       }
     }
-    var tracking = try evaluateTracking(evaluated(\.worldFromOptical), withScale: isMono)
-    tracking.gravityError = run.info.groundTruthGravity.flatMap {
-      gravityErrors(evaluated(\.deliveredWorldFromOptical), gravity: $0)
-    }
+    let final = evaluated(\.worldFromOptical)
+    let delivered = evaluated(\.deliveredWorldFromOptical)
+    var tracking = try evaluateTracking(final, withScale: isMono)
+    tracking.gravityError = run.info.groundTruthGravity.flatMap { gravityErrors(delivered, gravity: $0) }
     if let path = gravityTracePath {
       guard let gravity = run.info.groundTruthGravity else {
         throw RecordingError(file: folder, "--gravity-trace: the recording has no ground-truth gravity")
       }
-      try writeGravityTrace(
-        delivered: evaluated(\.deliveredWorldFromOptical), final: evaluated(\.worldFromOptical),
-        gravity: gravity, to: path)
+      try writeGravityTrace(delivered: delivered, final: final, gravity: gravity, to: path)
     }
     var notes: [String] = []
     var planes: PlaneEvaluation?
@@ -230,15 +228,12 @@ extension RecordingEvaluator {
     let finalErrors = Dictionary(
       gravityErrorSeries(final, gravity: gravity).map { ($0.timestamp, $0.degrees) },
       uniquingKeysWith: { a, _ in a })
-    var text = "# timestamp delivered_degrees final_degrees\n"
+    let file = try OutputFile(path: path)
+    try file.write("# timestamp delivered_degrees final_degrees")
     for (timestamp, degrees) in gravityErrorSeries(delivered, gravity: gravity) {
       let final = finalErrors[timestamp].map { String(format: "%.4f", $0) } ?? "nan"
-      text += String(format: "%.6f %.4f ", timestamp, degrees) + final + "\n"
+      try file.write(String(format: "%.6f %.4f ", timestamp, degrees) + final)
     }
-    do {
-      try text.write(toFile: path, atomically: true, encoding: .utf8)
-    } catch {
-      throw RecordingError(file: path, "cannot write the gravity trace: \(error.localizedDescription)")
-    }
+    try file.close()
   }
 }
