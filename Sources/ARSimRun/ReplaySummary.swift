@@ -48,8 +48,8 @@ public struct ReplaySummary: Sendable {
         let bits = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
         counts &+= SIMD8<UInt32>(repeating: 1).replacing(with: 0, where: bits & lanes .== lanes)
       }
-      var count = counts.indices.reduce(0) { $0 + Int(counts[$1]) }
-      for i in stride(from: chunks * 8, to: values.count, by: 1) {
+      var count = Int(counts.wrappedSum())
+      for i in chunks * 8..<values.count {
         let pattern = raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
         if pattern & exponent != exponent { count += 1 }
       }

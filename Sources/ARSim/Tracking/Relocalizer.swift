@@ -87,7 +87,7 @@ struct Relocalizer {
     let indices = best.keys.sorted()
     guard indices.count > location.inliers else { return location }
     let world = indices.map { best[$0]!.point }
-    let image = indices.map { SIMD2(Double(keypoints[$0].x), Double(keypoints[$0].y)) }
+    let image = indices.map { SIMD2<Double>(keypoints[$0].position) }
     guard
       let (refined, _) = try? PoseSolver.refinePose(
         worldPoints: world, imagePoints: image, intrinsics: intrinsics, initial: opticalFromO.poseCW)
@@ -96,7 +96,7 @@ struct Relocalizer {
     for (k, point) in zip(indices, world) {
       let p = refined.apply(point)
       guard p.z > 0,
-        simd_length(intrinsics.project(p) - SIMD2(Double(keypoints[k].x), Double(keypoints[k].y)))
+        simd_length(intrinsics.project(p) - SIMD2<Double>(keypoints[k].position))
           <= options.reprojectionThreshold
       else { continue }
       matches.append((keypoints[k].position, point))
@@ -223,7 +223,7 @@ private struct FeatureGrid {
     for r in max(0, row - 1)...min(rows - 1, row + 1) {
       for c in max(0, column - 1)...min(columns - 1, column + 1) {
         for k in bins[r * columns + c] {
-          let offset = SIMD2(Double(keypoints[k].x), Double(keypoints[k].y)) - pixel
+          let offset = SIMD2<Double>(keypoints[k].position) - pixel
           guard simd_dot(offset, offset) <= cell * cell else { continue }
           let distance = descriptor.distance(to: descriptors[k])
           if distance < first?.distance ?? .max {
