@@ -23,6 +23,8 @@ For a Stray folder (depth/, confidence/, odometry.csv, camera_matrix.csv, imu.cs
   5. with --peer, Open3D's depth-only odometry (tensor `rgbd_odometry_multi_scale`, PointToPlane,
      frame to keyframe with ARSim's keyframe rule) and an ARSim trajectory (`arsim eval FOLDER --mode
      depth --trajectory FILE`), both as ATE (SE(3) and Sim(3) Umeyama, RMSE) against ARKit's poses.
+  6. the flatness of the largest plane in single depth maps (no poses) with the depth read as z or as
+     the range along the ray, and under a radial distortion k1 of the colour lens.
 Only numpy and OpenCV (Open3D for --peer); reads the folder, writes nothing."""
 import sys
 
@@ -102,22 +104,38 @@ class Session:
         T[:3, 3] = (1 - f) * self.p[i] + f * self.p[i + 1]
         return T
 
-    def points(self, d, k):
-        return np.stack([(self.u - k[0, 2]) / k[0, 0] * d, (self.v - k[1, 2]) / k[1, 1] * d, d], -1)
+    def points(self, d, k, k1=0.0, reading="z"):
+        """Depth pixels back-projected with K; `k1` undistorts the pixels by one radial term (x_u = x_d /
+        (1 + k1 r_d^2), negative for a barrel lens) and `reading` says whether d is z or the range."""
+        x, y = (self.u - k[0, 2]) / k[0, 0], (self.v - k[1, 2]) / k[1, 1]
+        radial = 1 + k1 * (x * x + y * y)
+        x, y = x / radial, y / radial
+        z = d / np.sqrt(1 + x * x + y * y) if reading == "range" else d
+        return np.stack([x * z, y * z, z], -1)
+
+    @staticmethod
+    def project(Y, k, k1=0.0):
+        """Pixels (rounded) of camera points Y, through the radial term `points` undoes (x_d = x_u (1 +
+        k1 r_d^2), solved by fixed-point iteration)."""
+        x, y = Y[:, 0] / Y[:, 2], Y[:, 1] / Y[:, 2]
+        xd, yd = x, y
+        for _ in range(10 if k1 else 0):
+            radial = 1 + k1 * (xd * xd + yd * yd)
+            xd, yd = x * radial, y * radial
+        return np.round(k[0, 0] * xd + k[0, 2]).astype(int), np.round(k[1, 1] * yd + k[1, 2]).astype(int)
 
 
 # MARK: 1. Reprojection residuals
 
-def residual(s, i, j, dt=0.0, convention="corner", confidence=2, scale=1.0, focal=1.0):
+def residual(s, i, j, dt=0.0, convention="corner", confidence=2, scale=1.0, focal=1.0, k1=0.0):
     k = s.k(convention)
     k[0, 0] *= focal
     k[1, 1] *= focal
     di, dj = s.depth(i, confidence, scale), s.depth(j, confidence, scale)
-    X = s.points(di, k)[np.isfinite(di)]
+    X = s.points(di, k, k1)[np.isfinite(di)]
     T = np.linalg.inv(s.pose(s.t[j] + dt)) @ s.pose(s.t[i] + dt)
     Y = X @ T[:3, :3].T + T[:3, 3]
-    u = np.round(k[0, 0] * Y[:, 0] / Y[:, 2] + k[0, 2]).astype(int)
-    v = np.round(k[1, 1] * Y[:, 1] / Y[:, 2] + k[1, 2]).astype(int)
+    u, v = s.project(Y, k, k1)
     ok = (Y[:, 2] > 0) & (u >= 0) & (u < s.w) & (v >= 0) & (v < s.h)
     r = dj[v[ok], u[ok]] - Y[ok, 2]
     r = r[np.isfinite(r) & (np.abs(r) < 0.1)]
@@ -150,6 +168,53 @@ def reprojection_table(s):
         b = np.median([residual(s, i, j, focal=focal) for i, j in turns], axis=0) * 1000
         print(f"  focal x {focal:<5}  all: median {a[0]:+6.2f} mm median|r| {a[2]:5.2f} mm;  turning: median "
               f"{b[0]:+6.2f} mm median|r| {b[2]:5.2f} mm")
+    # A barrel lens (k1 < 0) shortens the effective focal length towards the edges only.
+    for k1 in [-0.15, -0.1, -0.05]:
+        a = np.median([residual(s, i, j, k1=k1) for i, j in pairs], axis=0) * 1000
+        b = np.median([residual(s, i, j, k1=k1) for i, j in turns], axis=0) * 1000
+        print(f"  radial k1 {k1:+.2f}  all: median {a[0]:+6.2f} mm median|r| {a[2]:5.2f} mm;  turning: median "
+              f"{b[0]:+6.2f} mm median|r| {b[2]:5.2f} mm")
+
+
+# MARK: 6. Flatness of the largest plane in single depth maps (no poses)
+
+def flatness_table(s, every=15, seed=1):
+    """The largest plane of every `every`-th depth map (RANSAC, 2 cm, under the plain model: depth = z,
+    no distortion), kept when it has 8000 pixels over 150 x 100; its pixels back-projected under each
+    reading model and fitted by least squares. The model that reads the depth right makes planes
+    flatter, without ARKit's poses. (The pixels are chosen under the plain model, which favours it.)"""
+    rng = np.random.default_rng(seed)
+    k = s.k()
+    models = [("z", 0.0), ("range", 0.0)] + [("z", k1) for k1 in (-0.2, -0.15, -0.1, -0.05, 0.05)]
+    rms = {m: [] for m in models}
+    for i in range(0, len(s.t), every):
+        d = s.depth(i)
+        valid = np.isfinite(d)
+        Q, pixels = s.points(d, k)[valid], np.argwhere(valid)
+        if len(Q) < 8000:
+            continue
+        best = np.zeros(len(Q), bool)
+        for _ in range(300):
+            a = Q[rng.choice(len(Q), 3, replace=False)]
+            n = np.cross(a[1] - a[0], a[2] - a[0])
+            if np.linalg.norm(n) < 1e-9:
+                continue
+            inliers = np.abs((Q - a[0]) @ (n / np.linalg.norm(n))) < 0.02
+            if inliers.sum() > best.sum():
+                best = inliers
+        on = pixels[best]
+        if len(on) < 8000 or np.ptp(on[:, 1]) < 150 or np.ptp(on[:, 0]) < 100:
+            continue
+        for reading, k1 in models:
+            P = s.points(d, k, k1, reading)[on[:, 0], on[:, 1]]
+            P = P - P.mean(0)
+            rms[(reading, k1)].append(np.linalg.svd(P, compute_uv=False)[2] / np.sqrt(len(P)))
+    plain = np.array(rms[models[0]])
+    print(f"6. flatness of the largest plane in {len(plain)} single depth maps (no poses), plane rms")
+    for reading, k1 in models:
+        r = np.array(rms[(reading, k1)])
+        print(f"  depth as {reading:<5} radial k1 {k1:+.2f}: median {np.median(r) * 1000:6.2f} mm, mean "
+              f"{r.mean() * 1000:6.2f} mm, flatter than plain in {np.mean(r < plain) * 100:3.0f}% of maps")
 
 
 # MARK: 2, 3. Point-to-plane ICP on two depth maps
@@ -364,6 +429,7 @@ def main(argv):
     scale_table(s)
     camera_from_device = accelerometer_table(s)
     six_dof_table(s, camera_from_device)
+    flatness_table(s)
     if len(argv) == 4:
         peer(s, argv[3])
 
