@@ -23,6 +23,7 @@ For a Stray folder (depth/, confidence/, odometry.csv, camera_matrix.csv, imu.cs
   5. with --peer, Open3D's depth-only odometry (tensor `rgbd_odometry_multi_scale`, PointToPlane,
      frame to keyframe with ARSim's keyframe rule) and an ARSim trajectory (`arsim eval FOLDER --mode
      depth --trajectory FILE`), both as ATE (SE(3) and Sim(3) Umeyama, RMSE) against ARKit's poses.
+     5b. the accelerometer's metric over each trajectory's (no reference used), against the filter width;
   6. the flatness of the largest plane in single depth maps (no poses) with the depth read as z or as
      the range along the ray, and under a radial distortion k1 of the colour lens.
 Only numpy and OpenCV (Open3D for --peer); reads the folder, writes nothing."""
@@ -379,6 +380,25 @@ def ate(s, times, positions):
     return out
 
 
+def accelerometer_scale(s, times, positions, rotations, camera_from_device, box):
+    """The accelerometer's metric over a trajectory's (lam) and gravity g (3, in its world), by least squares
+    over m_i = lam R_i^T a_i - R_i^T g: m the recorded specific force in the camera frame, a the positions
+    differentiated twice on a regular grid, both through two passes of a `box`-sample filter. Needs no
+    reference: 1 / lam would be a trajectory's scale correction if the estimate were well conditioned."""
+    dt = np.median(np.diff(times))
+    grid = np.arange(times[0], times[-1], dt)
+    p = np.stack([np.interp(grid, times, positions[:, c]) for c in range(3)], 1)
+    R = rotations[np.clip(np.searchsorted(times, grid), 0, len(times) - 1)]
+    a = smooth(smooth(np.gradient(np.gradient(p, dt, axis=0), dt, axis=0), box), box)
+    imu = np.stack([np.interp(grid, s.imu[:, 0], s.imu[:, c]) for c in (1, 2, 3)], 1)
+    m = smooth(smooth(-imu @ camera_from_device.T, box), box)  # CoreMotion reads -specific force
+    keep = (grid > grid[0] + 1) & (grid < grid[-1] - 0.5)
+    Rt = np.transpose(R[keep], (0, 2, 1))
+    J = np.concatenate([np.einsum("nij,nj->ni", Rt, a[keep])[..., None], -Rt], 2).reshape(-1, 4)
+    x = np.linalg.lstsq(J, m[keep].reshape(-1), rcond=None)[0]
+    return x[0], np.sqrt(np.mean((J @ x - m[keep].reshape(-1)) ** 2))
+
+
 def peer(s, arsim_trajectory):
     import open3d as o3d
     core, odometry = o3d.core, o3d.t.pipelines.odometry
@@ -417,6 +437,14 @@ def peer(s, arsim_trajectory):
     rows = np.loadtxt(arsim_trajectory)
     e = ate(s, rows[:, 0], rows[:, 1:4])
     print(f"  ARSim ({arsim_trajectory}): {e[0] * 100:.2f} cm, {e[2] * 100:.2f} cm at scale {e[3]:.4f}")
+    print("5b. accelerometer over the trajectory (lam, no reference), by the width of the filter")
+    camera_from_device = np.array([[0.0, -1, 0], [-1, 0, 0], [0, 0, -1]])  # Stray: device to optical axes
+    arsim_rotations = np.array([quat_matrix(q) for q in rows[:, 4:8]])
+    for box in (15, 30, 60, 90):
+        arkit = accelerometer_scale(s, s.t, s.p, s.R, camera_from_device, box)
+        ours = accelerometer_scale(s, rows[:, 0], rows[:, 1:4], arsim_rotations, camera_from_device, box)
+        print(f"  box {box:>2} samples: ARKit lam {arkit[0]:.4f} (rms {arkit[1]:.3f} m/s^2), ARSim lam {ours[0]:.4f} "
+              f"(rms {ours[1]:.3f} m/s^2)")
 
 
 def main(argv):
