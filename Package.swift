@@ -11,7 +11,10 @@ import PackageDescription
 // libdeflate (`libdeflate-dev`) and libjpeg-turbo (`libjpeg-dev`) decode PNG and JPEG inside CVision
 // (faster than OpenCV's codecs, and silent: no stderr redirection while other threads run).
 // FFmpeg's libraries (`libavformat-dev`, `libavcodec-dev`, `libswscale-dev`) read and write video
-// inside CVision: grey frames straight from the decoded luma, HEVC written at a set quality.
+// inside CVision: grey frames straight from the decoded luma, HEVC written at a set quality. Their
+// headers are in the compiler's default include path; the libraries are not linked but loaded on
+// the first video opened (ffmpeg.cpp): libavformat and libavcodec bring about 110 more shared
+// libraries, which every process paid at start-up, though replaying an image recording uses none.
 
 // Combine: Apple platforms have the framework; Linux has none, so the package brings the subset AR
 // apps use as a target named `Combine`, so that `import Combine` compiles unchanged. The target is
@@ -69,20 +72,11 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg-dev"])]
     ),
-    // FFmpeg's libavformat through pkg-config; libavcodec, libswscale and libavutil beside it
-    // (one Debian FFmpeg, one include folder).
-    .systemLibrary(
-      name: "CFFmpeg",
-      pkgConfig: "libavformat",
-      providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswscale-dev", "libavutil-dev"])]
-    ),
     .target(
       name: "CVision",
-      dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG", "CFFmpeg"],
+      dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG"],
       cxxSettings: [.define("EIGEN_MPL2_ONLY")],
-      linkerSettings: [
-        .linkedLibrary("avcodec"), .linkedLibrary("swscale"), .linkedLibrary("avutil"), .linkedLibrary("m"),
-      ]
+      linkerSettings: [.linkedLibrary("m")]
     ),
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),

@@ -30,7 +30,7 @@ struct cv_video : av::Coding {
   bool container_timestamps = true;
   double last_timestamp = -1;
 
-  ~cv_video() { avformat_close_input(&format); }
+  ~cv_video() { av::api().avformat_close_input(&format); }
 };
 
 namespace {
@@ -39,23 +39,23 @@ namespace {
 bool decode_next(cv_video &video) {
   AVCodecContext *decoder = video.codec.get();
   for (;;) {
-    const int received = avcodec_receive_frame(decoder, video.frame.get());
+    const int received = av::api().avcodec_receive_frame(decoder, video.frame.get());
     if (received == 0) return true;
     if (received == AVERROR_EOF) return false;
     if (received != AVERROR(EAGAIN)) {
       av::check(received, CV_ERR_DECODE, "frame %lld cannot be decoded", (long long)video.next_index);
     }
     if (video.flushing) return false;
-    const int read = av_read_frame(video.format, video.packet.get());
+    const int read = av::api().av_read_frame(video.format, video.packet.get());
     if (read == AVERROR_EOF) {
       video.flushing = true;
-      av::check(avcodec_send_packet(decoder, nullptr), CV_ERR_DECODE, "flushing the decoder");
+      av::check(av::api().avcodec_send_packet(decoder, nullptr), CV_ERR_DECODE, "flushing the decoder");
       continue;
     }
     av::check(read, CV_ERR_IO, "reading the video after frame %lld", (long long)video.next_index);
     int sent = 0;
-    if (video.packet->stream_index == video.stream) sent = avcodec_send_packet(decoder, video.packet.get());
-    av_packet_unref(video.packet.get());
+    if (video.packet->stream_index == video.stream) sent = av::api().avcodec_send_packet(decoder, video.packet.get());
+    av::api().av_packet_unref(video.packet.get());
     av::check(sent, CV_ERR_DECODE, "frame %lld cannot be decoded", (long long)video.next_index);
   }
 }
@@ -86,20 +86,20 @@ bool luma_plane(const AVPixFmtDescriptor &descriptor) {
 void convert(cv_video &video, const AVPixFmtDescriptor &descriptor, AVPixelFormat target, uint8_t *out) {
   const AVFrame &frame = *video.frame;
   SwsContext *context =
-      sws_getCachedContext(video.scale.release(), frame.width, frame.height, AVPixelFormat(frame.format),
+      av::api().sws_getCachedContext(video.scale.release(), frame.width, frame.height, AVPixelFormat(frame.format),
                            frame.width, frame.height, target, SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT,
                            nullptr, nullptr, nullptr);
   video.scale.reset(context);
   if (context == nullptr) {
     fail(CV_ERR_DECODE, "frame %lld: no conversion from %s", (long long)video.next_index,
-         av_get_pix_fmt_name(AVPixelFormat(frame.format)));
+         av::api().av_get_pix_fmt_name(AVPixelFormat(frame.format)));
   }
   const int colorspace = frame.colorspace == AVCOL_SPC_UNSPECIFIED ? SWS_CS_DEFAULT : int(frame.colorspace);
-  av::set_colour(context, sws_getCoefficients(colorspace), !limited_range(frame, descriptor),
-                 sws_getCoefficients(SWS_CS_DEFAULT), true);
+  av::set_colour(context, av::api().sws_getCoefficients(colorspace), !limited_range(frame, descriptor),
+                 av::api().sws_getCoefficients(SWS_CS_DEFAULT), true);
   uint8_t *planes[4] = {out, nullptr, nullptr, nullptr};
   int strides[4] = {frame.width * (target == AV_PIX_FMT_RGB24 ? 3 : 1), 0, 0, 0};
-  const int rows = sws_scale(context, frame.data, frame.linesize, 0, frame.height, planes, strides);
+  const int rows = av::api().sws_scale(context, frame.data, frame.linesize, 0, frame.height, planes, strides);
   if (rows != frame.height) fail(CV_ERR_DECODE, "frame %lld could not be converted", (long long)video.next_index);
 }
 
@@ -137,11 +137,11 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
     if (::stat(path, &file_status) != 0) fail(CV_ERR_IO, "could not open video %s: %s", path, std::strerror(errno));
     if (!S_ISREG(file_status.st_mode)) fail(CV_ERR_IO, "video %s is not a regular file", path);
     av::quiet();
-    av::check(avformat_open_input(&video->format, path, nullptr, nullptr), CV_ERR_IO,
+    av::check(av::api().avformat_open_input(&video->format, path, nullptr, nullptr), CV_ERR_IO,
               "could not open video %s (FFmpeg cannot read it)", path);
-    av::check(avformat_find_stream_info(video->format, nullptr), CV_ERR_DECODE, "video %s", path);
+    av::check(av::api().avformat_find_stream_info(video->format, nullptr), CV_ERR_DECODE, "video %s", path);
     const AVCodec *codec = nullptr;
-    video->stream = av_find_best_stream(video->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
+    video->stream = av::api().av_find_best_stream(video->format, AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
     if (video->stream < 0 || codec == nullptr) {
       fail(CV_ERR_DECODE, "video %s has no video stream that FFmpeg can decode", path);
     }
@@ -156,14 +156,14 @@ extern "C" cv_video *cv_video_open(const char *path, cv_video_info *info, cv_sta
       fail(CV_ERR_DECODE, "video %s has %d x %d frames, more than the %d pixels accepted", path, video->width,
            video->height, CV_IMAGE_MAX_PIXELS);
     }
-    video->codec.reset(av::allocated(avcodec_alloc_context3(codec)));
-    av::check(avcodec_parameters_to_context(video->codec.get(), stream->codecpar), CV_ERR_DECODE, "%s", path);
+    video->codec.reset(av::allocated(av::api().avcodec_alloc_context3(codec)));
+    av::check(av::api().avcodec_parameters_to_context(video->codec.get(), stream->codecpar), CV_ERR_DECODE, "%s", path);
     video->codec->thread_count = 1;
-    av::check(avcodec_open2(video->codec.get(), codec, nullptr), CV_ERR_DECODE, "video %s: cannot open its decoder",
+    av::check(av::api().avcodec_open2(video->codec.get(), codec, nullptr), CV_ERR_DECODE, "video %s: cannot open its decoder",
               path);
     video->time_base = stream->time_base;
     video->start = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
-    const AVRational rate = av_guess_frame_rate(video->format, stream, nullptr);
+    const AVRational rate = av::api().av_guess_frame_rate(video->format, stream, nullptr);
     video->fps = rate.num > 0 && rate.den > 0 ? av_q2d(rate) : 0;
     info->width = video->width;
     info->height = video->height;
@@ -199,7 +199,7 @@ extern "C" int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, si
       fail(CV_ERR_DECODE, "frame %lld is %d x %d but the video is %d x %d", (long long)video->next_index,
            frame.width, frame.height, video->width, video->height);
     }
-    const AVPixFmtDescriptor *descriptor = av_pix_fmt_desc_get(AVPixelFormat(frame.format));
+    const AVPixFmtDescriptor *descriptor = av::api().av_pix_fmt_desc_get(AVPixelFormat(frame.format));
     if (descriptor == nullptr) {
       fail(CV_ERR_DECODE, "frame %lld has an unknown pixel format", (long long)video->next_index);
     }
@@ -220,7 +220,7 @@ extern "C" int32_t cv_video_read(cv_video *video, int32_t mode, uint8_t *out, si
       }
       timestamp = double(index) / video->fps;
     }
-    av_frame_unref(video->frame.get());
+    av::api().av_frame_unref(video->frame.get());
     video->last_timestamp = timestamp;
     *timestamp_seconds = timestamp;
     outcome = 1;

@@ -22,8 +22,8 @@ struct cv_video_writer : av::Coding {
   bool finished = false;
 
   ~cv_video_writer() {
-    if (format != nullptr && (format->oformat->flags & AVFMT_NOFILE) == 0) avio_closep(&format->pb);
-    avformat_free_context(format);
+    if (format != nullptr && (format->oformat->flags & AVFMT_NOFILE) == 0) av::api().avio_closep(&format->pb);
+    av::api().avformat_free_context(format);
   }
 };
 
@@ -40,17 +40,17 @@ constexpr int kMPEG4Quantiser = 3;
 /// Sends `input` (NULL flushes) to the encoder and muxes every packet it returns.
 void encode(cv_video_writer &writer, const AVFrame *input) {
   AVCodecContext *encoder = writer.codec.get();
-  av::check(avcodec_send_frame(encoder, input), CV_ERR_IO, "encoding a frame");
+  av::check(av::api().avcodec_send_frame(encoder, input), CV_ERR_IO, "encoding a frame");
   for (;;) {
-    const int received = avcodec_receive_packet(encoder, writer.packet.get());
+    const int received = av::api().avcodec_receive_packet(encoder, writer.packet.get());
     if (received == AVERROR(EAGAIN) || received == AVERROR_EOF) return;
     av::check(received, CV_ERR_IO, "encoding a frame");
     // One frame period each (the encoder's time base is 1 / fps): without it the last frame has
     // no duration, falls outside the MP4's edit list and readers drop it.
     writer.packet->duration = 1;
-    av_packet_rescale_ts(writer.packet.get(), encoder->time_base, writer.stream->time_base);
+    av::api().av_packet_rescale_ts(writer.packet.get(), encoder->time_base, writer.stream->time_base);
     writer.packet->stream_index = writer.stream->index;
-    av::check(av_interleaved_write_frame(writer.format, writer.packet.get()), CV_ERR_IO, "writing the video");
+    av::check(av::api().av_interleaved_write_frame(writer.format, writer.packet.get()), CV_ERR_IO, "writing the video");
   }
 }
 
@@ -59,14 +59,14 @@ void finish(cv_video_writer &writer) {
   if (writer.finished) return;
   writer.finished = true;
   encode(writer, nullptr);
-  av::check(av_write_trailer(writer.format), CV_ERR_IO, "writing the video's index");
-  av::check(avio_closep(&writer.format->pb), CV_ERR_IO, "closing the video");
+  av::check(av::api().av_write_trailer(writer.format), CV_ERR_IO, "writing the video's index");
+  av::check(av::api().avio_closep(&writer.format->pb), CV_ERR_IO, "closing the video");
 }
 
 /// The first encoder this FFmpeg has among `names`.
 const AVCodec *encoder_named(std::initializer_list<const char *> names) {
   for (const char *name : names) {
-    if (const AVCodec *codec = avcodec_find_encoder_by_name(name)) return codec;
+    if (const AVCodec *codec = av::api().avcodec_find_encoder_by_name(name)) return codec;
   }
   return nullptr;
 }
@@ -95,14 +95,14 @@ extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width
     auto writer = std::make_unique<cv_video_writer>();
     writer->width = width;
     writer->height = height;
-    av::check(avformat_alloc_output_context2(&writer->format, nullptr, "mp4", path), CV_ERR_IO, "%s", path);
-    writer->stream = av::allocated(avformat_new_stream(writer->format, nullptr));
-    writer->codec.reset(av::allocated(avcodec_alloc_context3(encoder)));
+    av::check(av::api().avformat_alloc_output_context2(&writer->format, nullptr, "mp4", path), CV_ERR_IO, "%s", path);
+    writer->stream = av::allocated(av::api().avformat_new_stream(writer->format, nullptr));
+    writer->codec.reset(av::allocated(av::api().avcodec_alloc_context3(encoder)));
     AVCodecContext *context = writer->codec.get();
     context->width = width;
     context->height = height;
     context->pix_fmt = AV_PIX_FMT_YUV420P;
-    context->framerate = av_d2q(fps, 1 << 20);
+    context->framerate = av::api().av_d2q(fps, 1 << 20);
     context->time_base = av_inv_q(context->framerate);
     context->color_range = AVCOL_RANGE_MPEG;
     context->colorspace = AVCOL_SPC_SMPTE170M;
@@ -112,33 +112,33 @@ extern "C" cv_video_writer *cv_video_writer_open(const char *path, int32_t width
     AVDictionary *options = nullptr;
     const std::string name = encoder->name;
     if (name == "libx265") {
-      av_dict_set(&options, "crf", kConstantRateFactor, 0);
-      av_dict_set(&options, "x265-params", "log-level=none", 0);
+      av::api().av_dict_set(&options, "crf", kConstantRateFactor, 0);
+      av::api().av_dict_set(&options, "x265-params", "log-level=none", 0);
     } else if (name == "libx264") {
-      av_dict_set(&options, "crf", kConstantRateFactor, 0);
+      av::api().av_dict_set(&options, "crf", kConstantRateFactor, 0);
     } else {
       context->flags |= AV_CODEC_FLAG_QSCALE;
       context->global_quality = FF_QP2LAMBDA * kMPEG4Quantiser;
     }
-    const int opened = avcodec_open2(context, encoder, &options);
-    av_dict_free(&options);
+    const int opened = av::api().avcodec_open2(context, encoder, &options);
+    av::api().av_dict_free(&options);
     av::check(opened, CV_ERR_IO, "could not open the %s encoder for %s", encoder->name, path);
-    av::check(avcodec_parameters_from_context(writer->stream->codecpar, context), CV_ERR_IO, "%s", path);
+    av::check(av::api().avcodec_parameters_from_context(writer->stream->codecpar, context), CV_ERR_IO, "%s", path);
     writer->stream->time_base = context->time_base;
     // Apple's tag for HEVC in MP4, as iPhones write it (FFmpeg's default, hev1, QuickTime does not play).
     if (name == "libx265") writer->stream->codecpar->codec_tag = MKTAG('h', 'v', 'c', '1');
-    av::check(avio_open(&writer->format->pb, path, AVIO_FLAG_WRITE), CV_ERR_IO, "could not create video %s", path);
-    av::check(avformat_write_header(writer->format, nullptr), CV_ERR_IO, "%s", path);
+    av::check(av::api().avio_open(&writer->format->pb, path, AVIO_FLAG_WRITE), CV_ERR_IO, "could not create video %s", path);
+    av::check(av::api().avformat_write_header(writer->format, nullptr), CV_ERR_IO, "%s", path);
     writer->frame->format = context->pix_fmt;
     writer->frame->width = width;
     writer->frame->height = height;
-    av::check(av_frame_get_buffer(writer->frame.get(), 0), CV_ERR_INTERNAL, "allocating a frame");
+    av::check(av::api().av_frame_get_buffer(writer->frame.get(), 0), CV_ERR_INTERNAL, "allocating a frame");
     // RGB to BT.601 limited-range YUV, chroma from every input pixel, exact rounding.
-    writer->scale.reset(sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
+    writer->scale.reset(av::api().sws_getContext(width, height, AV_PIX_FMT_RGB24, width, height, AV_PIX_FMT_YUV420P,
                                        SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INP, nullptr, nullptr,
                                        nullptr));
     if (!writer->scale) fail(CV_ERR_INTERNAL, "no RGB to YUV conversion for %d x %d", width, height);
-    const int *bt601 = sws_getCoefficients(SWS_CS_ITU601);
+    const int *bt601 = av::api().sws_getCoefficients(SWS_CS_ITU601);
     av::set_colour(writer->scale.get(), bt601, true, bt601, false);
     result = writer.release();
     return CV_OK;
@@ -152,10 +152,10 @@ extern "C" int32_t cv_video_writer_write(cv_video_writer *writer, const uint8_t 
     cvision::require_pointer(rgb, "rgb");
     if (writer->finished) fail(CV_ERR_INVALID_ARGUMENT, "the video writer has already finished");
     AVFrame *frame = writer->frame.get();
-    av::check(av_frame_make_writable(frame), CV_ERR_INTERNAL, "allocating a frame");
+    av::check(av::api().av_frame_make_writable(frame), CV_ERR_INTERNAL, "allocating a frame");
     const uint8_t *planes[4] = {rgb, nullptr, nullptr, nullptr};
     const int strides[4] = {3 * writer->width, 0, 0, 0};
-    sws_scale(writer->scale.get(), planes, strides, 0, writer->height, frame->data, frame->linesize);
+    av::api().sws_scale(writer->scale.get(), planes, strides, 0, writer->height, frame->data, frame->linesize);
     frame->pts = writer->next_pts++;
     try {
       encode(*writer, frame);
