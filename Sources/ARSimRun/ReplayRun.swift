@@ -133,6 +133,9 @@ public final class ReplayRun {
       let prefetch = PrefetchingFrameSource(source, prepare: prepare)
       self.prefetch = prefetch
       replay = ARReplay(session: session, source: prefetch)
+      // The next frame is tracked while this frame's planes are detected: nothing here calls the
+      // session's run, pause, gravitySource or world map between frames (only after the run).
+      replay.tracksAhead = true
     } else {
       let source = try open()
       counts = source.counts

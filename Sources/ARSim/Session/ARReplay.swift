@@ -10,6 +10,15 @@ public final class ARReplay {
   public private(set) var lastFrame: RecordedFrame?
   private var source: any FrameSource
   private var finished = false
+  /// Whether the session may track the next frame while it detects this frame's planes (ARSim's
+  /// addition, for tools; default false). Only for a replay whose callbacks and code between steps
+  /// never change what tracking reads: nothing calls the session's `run`, `pause`, `gravitySource`,
+  /// world map or `addObserver` between a frame's processing and the next step (the session traps if
+  /// they are called while a frame is tracked ahead). The callbacks are the same, in the same order.
+  package var tracksAhead = false
+  /// The next frame, read by the session while it processed the last one (``tracksAhead``), with the
+  /// seconds the read took.
+  private var readAhead: (frame: Result<RecordedFrame?, RecordingError>, seconds: Double)?
 
   /// A replay of `source` into `session`.
   public init(session: ARSession, source: any FrameSource) {
@@ -34,11 +43,10 @@ public final class ARReplay {
   public func step() throws(RecordingError) -> FrameOutcome? {
     guard !finished else { return nil }
     let frame: RecordedFrame?
-    let start = ContinuousClock.now
-    var readSeconds = 0.0
+    let (read, readSeconds) = readAhead ?? readNext()
+    readAhead = nil
     do {
-      defer { lap(&readSeconds, since: start) }
-      frame = try source.nextFrame()
+      frame = try read.get()
     } catch {
       finished = true
       session.fail(error)
@@ -58,9 +66,26 @@ public final class ARReplay {
       throw error
     }
     lastFrame = frame
-    var outcome = session.process(frame, info: source.info)
+    var next: (() -> RecordedFrame?)?
+    if tracksAhead {
+      next = {
+        let read = self.readNext()
+        self.readAhead = read
+        return try? read.frame.get()
+      }
+    }
+    var outcome = session.process(frame, info: source.info, next: next)
     outcome.timings.read = readSeconds
     return outcome
+  }
+
+  /// Reads the source's next frame, timed.
+  private func readNext() -> (frame: Result<RecordedFrame?, RecordingError>, seconds: Double) {
+    let start = ContinuousClock.now
+    var seconds = 0.0
+    let frame = Result { () throws(RecordingError) in try source.nextFrame() }
+    lap(&seconds, since: start)
+    return (frame, seconds)
   }
 
   /// Steps until the next frame would be later than `time` (seconds, recording clock).

@@ -23,6 +23,7 @@ extension ARSession {
   /// The world map now, or why there is none (see ``getCurrentWorldMap(completionHandler:)``).
   package func currentWorldMap() -> Result<ARWorldMap, ARError> {
     locked {
+      requireNothingTrackedAhead("currentWorldMap")
       guard let tracker, let frame = _currentFrame else {
         return .failure(
           ARError(.insufficientFeatures, message: "no world map: no frame has been tracked yet"))

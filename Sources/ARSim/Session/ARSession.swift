@@ -42,7 +42,12 @@ public final class ARSession: @unchecked Sendable {
   /// The configuration the session runs with (a copy), or nil before `run`.
   public var configuration: ARConfiguration? { locked { _configuration } }
   /// Where gravity came from, once the world is fixed (ARSim's addition).
-  public var gravitySource: GravitySource? { locked { tracker?.gravitySource } }
+  public var gravitySource: GravitySource? {
+    locked {
+      requireNothingTrackedAhead("gravitySource")
+      return tracker?.gravitySource
+    }
+  }
   /// The camera trajectory the session recorded (ARSim's addition): every processed frame with a pose
   /// (``FrameOutcome/hasPose``), in order, in the session's world now, as a SLAM system saves its final
   /// trajectory. Unlike ``ARFrame/camera``'s transform, which stays as delivered (in the world of its
@@ -78,6 +83,14 @@ public final class ARSession: @unchecked Sendable {
   private var trackedRaycasts: [ARTrackedRaycast] = []
   /// This session's plane geometry for raycasts, per frame.
   let raycastCache = PlaneRaycastCache()
+  /// The next frame, tracked while the last one's planes were detected (a replay that tracks ahead,
+  /// ``ARReplay/tracksAhead``), until it is processed: its index, what tracking gave and its timings.
+  private var trackedAhead: (index: Int, tracked: TrackedFrame, timings: StageTimings)?
+  /// How many processed frames were tracked ahead (for tests).
+  package var framesTrackedAhead: Int { locked { _framesTrackedAhead } }
+  private var _framesTrackedAhead = 0
+  /// The thread planes are detected on while the next frame is tracked.
+  private let planeWorker = PlaneStageWorker()
 
   /// A session that is not running yet.
   public init() {
@@ -91,6 +104,12 @@ public final class ARSession: @unchecked Sendable {
     return try body()
   }
 
+  /// Traps when a frame has been tracked ahead (``ARReplay/tracksAhead``): `call` would change or read
+  /// tracking state that the next frame's tracking has already moved past.
+  func requireNothingTrackedAhead(_ call: String) {
+    precondition(trackedAhead == nil, "\(call) called between frames of a replay that tracks ahead")
+  }
+
   // MARK: Running
 
   /// Runs the session with `configuration` (copied). Running again changes the configuration and
@@ -102,6 +121,7 @@ public final class ARSession: @unchecked Sendable {
   /// App anchors added since the last frame, which the delegate has not heard of, are dropped silently.
   public func run(_ configuration: ARConfiguration, options: RunOptions = []) {
     locked {
+      requireNothingTrackedAhead("run")
       let copy = configuration.copy()
       let world =
         copy as? ARWorldTrackingConfiguration
@@ -150,6 +170,7 @@ public final class ARSession: @unchecked Sendable {
   /// (the camera is off). After resuming, tracking relocalises.
   public func pause() {
     locked {
+      requireNothingTrackedAhead("pause")
       guard isRunning else { return }
       isRunning = false
       wasPaused = true
@@ -187,7 +208,14 @@ public final class ARSession: @unchecked Sendable {
   /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
-  package func process(_ recorded: RecordedFrame, info: RecordingInfo) -> FrameOutcome {
+  ///
+  /// With `next` (``ARReplay/tracksAhead``), the session may read the next frame with it and track it
+  /// while this frame's planes are detected on the plane thread, when nothing before its tracking could
+  /// change what it reads (``aheadFrame(after:next:configuration:)``); that frame's `process` then takes
+  /// the tracking done. Tracking reads nothing plane detection writes, so the outputs are the same.
+  package func process(
+    _ recorded: RecordedFrame, info: RecordingInfo, next: (() -> RecordedFrame?)? = nil
+  ) -> FrameOutcome {
     for observer in locked({ observers.compactMap(\.observer) }) { observer.sessionWillProcessFrame(self) }
     // An interruption ends with this frame: the delegate is asked whether to relocalise before the
     // frame is tracked (outside the lock: it may call the session); `sessionWasInterrupted` and
@@ -219,30 +247,52 @@ public final class ARSession: @unchecked Sendable {
     let outcome = locked { () -> FrameOutcome in
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
       var timings = FrameTimings()
-      let tracked = track(recorded, info: info, configuration: configuration)
+      let tracked: TrackedFrame
+      if let ahead = trackedAhead {
+        // Tracked while the last frame's planes were detected: nothing it read has changed since.
+        trackedAhead = nil
+        _framesTrackedAhead += 1
+        precondition(ahead.index == recorded.index && !interrupted, "a frame tracked ahead was not the next")
+        tracked = ahead.tracked
+        timings.tracking = ahead.timings
+      } else {
+        tracked = track(recorded, info: info, configuration: configuration)
+        timings.tracking = tracker?.timings ?? StageTimings()
+      }
       if let correction = tracked.worldCorrection { epochs.correct(by: correction) }
       if let deformation = tracked.worldDeformation { epochs.deform(by: deformation) }
       if tracked.hasPose {
         epochs.record(
           frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera)
       }
-      timings.tracking = tracker?.timings ?? StageTimings()
-      let start = ContinuousClock.now
-      var planeChanges = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
-      // A loop closure's cost includes moving the map: counted with the tracker's recognition.
-      if tracked.worldDeformation != nil { lap(&timings.tracking.recognition, since: start) }
-      let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
-      if let detected { planeChanges.append(detected) }
-      if detected != nil || tracked.worldCorrection != nil || tracked.worldDeformation != nil {
-        lap(&timings.planes, since: start)
+      let stage: PlaneStageOutput
+      if let next = next.flatMap({ aheadFrame(after: recorded, next: $0, configuration: configuration) }),
+        let tracker
+      {
+        // This frame's planes on the plane thread, the next frame's tracking here (the lock held):
+        // tracking reads nothing the plane stage writes (the book, the detector) and writes nothing
+        // it reads (this frame's `tracked` is a value), so both give what they give in sequence.
+        let result = PlaneStageResult()
+        planeWorker.run {
+          result.output = self.planeStage(
+            recorded, tracked: tracked, info: info, configuration: configuration)
+        }
+        let ahead = tracker.track(next)
+        trackedAhead = (next.index, ahead, tracker.timings)
+        planeWorker.wait()
+        stage = result.output
+      } else {
+        stage = planeStage(recorded, tracked: tracked, info: info, configuration: configuration)
       }
+      timings.planes = stage.seconds
+      timings.tracking.recognition += stage.recognition
       var restoring: [ARPlaneAnchor] = []
       if tracked.relocalizedToMap, let map = configuration.initialWorldMap {
         restoring = restoreAnchors(of: map)
       }
       let changes = book.apply(
         restoredPlanes.rewrite(
-          planeChanges, detected: planeDetector?.anchors ?? [], correction: tracked.worldCorrection,
+          stage.changes, detected: planeDetector?.anchors ?? [], correction: tracked.worldCorrection,
           restoring: restoring))
       return assemble(
         recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
@@ -273,6 +323,40 @@ public final class ARSession: @unchecked Sendable {
     guard let queue else { return question(delegate) }
     nonisolated(unsafe) let target = delegate
     return queue.sync { question(target) }
+  }
+
+  /// The next frame to track ahead, while this frame's planes are detected: read by `next` when
+  /// nothing that runs before its tracking can change what it reads (no observer, which hears each
+  /// frame's arrival first), and tracked only when its tracking would start without a question to the
+  /// delegate (no interruption before it) and it can be tracked (images, unless depth-only). When it is
+  /// not tracked, the frame read stays with the replay for the next step.
+  private func aheadFrame(
+    after recorded: RecordedFrame, next: () -> RecordedFrame?, configuration: ARWorldTrackingConfiguration
+  ) -> RecordedFrame? {
+    guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
+    guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
+      frame.image != nil || configuration.tracking.mode == .depth
+    else { return nil }
+    return frame
+  }
+
+  /// The world correction and plane detection stages of a frame, timed: the planes' changes; the
+  /// seconds of both (when either ran), and of a loop closure's move of the map (counted with the
+  /// tracker's recognition too).
+  private func planeStage(
+    _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
+    configuration: ARWorldTrackingConfiguration
+  ) -> PlaneStageOutput {
+    var output = PlaneStageOutput()
+    let start = ContinuousClock.now
+    output.changes = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
+    if tracked.worldDeformation != nil { lap(&output.recognition, since: start) }
+    let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
+    if let detected { output.changes.append(detected) }
+    if detected != nil || tracked.worldCorrection != nil || tracked.worldDeformation != nil {
+      lap(&output.seconds, since: start)
+    }
+    return output
   }
 
   /// The tracking stage: the frame's pose and state.
@@ -403,6 +487,7 @@ public final class ARSession: @unchecked Sendable {
   /// `ARView`, which must follow its session whoever the app makes the delegate.
   package func addObserver(_ observer: any ARSessionFrameObserver) {
     locked {
+      requireNothingTrackedAhead("addObserver")
       observers.removeAll { $0.observer == nil }
       observers.append(WeakSessionObserver(observer: observer))
     }
