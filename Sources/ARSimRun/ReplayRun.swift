@@ -202,7 +202,8 @@ public final class ReplayRun {
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,
         worldFromOptical: delivered, deliveredWorldFromOptical: delivered, worldEpoch: outcome.worldEpoch,
-        groundTruth: recorded.groundTruth, readSeconds: prefetch?.lastReadSeconds ?? outcome.timings.read,
+        groundTruth: recorded.groundTruth,
+        readSeconds: prefetch?.readSeconds(ofFrame: recorded.index) ?? outcome.timings.read,
         waitSeconds: outcome.timings.read,
         timings: outcome.timings.tracking,
         planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)

@@ -19,6 +19,9 @@ package final class PrefetchingFrameSource: FrameSource {
   /// Seconds the reading thread spent reading and decoding the frame last returned by
   /// ``nextFrame()`` (its own time, not the time the caller waited for it).
   package private(set) var lastReadSeconds = 0.0
+  /// The reading thread's seconds for the last two frames returned, by frame index: a replay that
+  /// tracks ahead (``ARReplay/tracksAhead``) has taken the next frame before it reports this one.
+  private var recentReads: [(index: Int, seconds: Double)] = []
   private let pipeline: Pipeline
   private var ended = false
 
@@ -40,6 +43,12 @@ package final class PrefetchingFrameSource: FrameSource {
 
   deinit { pipeline.stop() }
 
+  /// Seconds the reading thread spent on the frame with `index`, when it is one of the last two
+  /// returned by ``nextFrame()``.
+  package func readSeconds(ofFrame index: Int) -> Double? {
+    recentReads.last { $0.index == index }?.seconds
+  }
+
   /// The next frame in recording order (waiting for the reading thread when it is behind), or nil
   /// after the last one.
   /// - Throws: the wrapped source's ``RecordingError``, at the frame where it occurred.
@@ -49,7 +58,12 @@ package final class PrefetchingFrameSource: FrameSource {
     lastReadSeconds = entry.seconds
     switch entry.result {
     case .success(let frame):
-      if frame == nil { ended = true }
+      if let frame {
+        recentReads.append((frame.index, entry.seconds))
+        if recentReads.count > 2 { recentReads.removeFirst() }
+      } else {
+        ended = true
+      }
       return frame
     case .failure(let error):
       ended = true

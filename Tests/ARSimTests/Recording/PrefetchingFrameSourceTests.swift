@@ -55,6 +55,22 @@ import Testing
     #expect(prefetched.lastReadSeconds > 0)
   }
 
+  /// A frame's reading time is found by its index while it is one of the last two taken (a replay
+  /// that tracks ahead has taken the next frame before it reports this one), and not after.
+  @Test func readSecondsAreKeptByFrameForTheLastTwo() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 4)
+    let source = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2)
+    let first = try #require(try source.nextFrame())
+    let firstSeconds = source.lastReadSeconds
+    #expect(source.readSeconds(ofFrame: first.index) == firstSeconds)
+    let second = try #require(try source.nextFrame())
+    #expect(source.readSeconds(ofFrame: first.index) == firstSeconds)
+    #expect(source.readSeconds(ofFrame: second.index) == source.lastReadSeconds)
+    _ = try source.nextFrame()
+    #expect(source.readSeconds(ofFrame: first.index) == nil)
+    #expect(source.readSeconds(ofFrame: second.index) != nil)
+  }
+
   /// The reading thread prepares each frame ahead for the tracker that will read it: the grey image's
   /// KLT pyramid with the tracker's parameters (RGB-D and monocular), none for depth-only tracking,
   /// and otherwise the same frames.
