@@ -149,8 +149,9 @@ inline void set_colour(SwsContext *context, const int *source_matrix, bool sourc
                            kNeutralBrightness, kNeutralContrast, kNeutralSaturation);
 }
 
-/// FFmpeg's own log is off (errors come back as codes and are reported in statuses).
-inline void quiet() noexcept { api().av_log_set_level(AV_LOG_QUIET); }
+/// FFmpeg's own log is off (errors come back as codes and are reported in statuses). The first call
+/// of a video's opening: it loads FFmpeg, and throws (CV_ERR_IO) when FFmpeg does not load.
+inline void quiet() { api().av_log_set_level(AV_LOG_QUIET); }
 
 }  // namespace cvision::ffmpeg
 
