@@ -4,7 +4,6 @@
 #include <dlfcn.h>
 
 #include <array>
-#include <mutex>
 #include <string>
 
 #include "ffmpeg.hpp"
@@ -51,13 +50,6 @@ std::string load(Api &api) {
 
 }  // namespace
 
-const Api &api() {
-  static std::once_flag once;
-  static Api loaded;
-  static std::string problem;
-  std::call_once(once, [] { problem = load(loaded); });
-  if (!problem.empty()) fail(CV_ERR_IO, "%s", problem.c_str());
-  return loaded;
-}
+const Api &api() { return loaded_once<Api>(CV_ERR_IO, load); }
 
 }  // namespace cvision::ffmpeg

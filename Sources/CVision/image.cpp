@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -21,6 +20,7 @@
 namespace {
 
 using cvision::fail;
+using cvision::loaded_once;
 
 const uint8_t kPNGSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
 
@@ -168,12 +168,7 @@ class ImageCodecs {
 
   /// The loaded module; fails (CV_ERR_INTERNAL) naming the library when it cannot be loaded.
   static const ImageCodecs &shared() {
-    static std::once_flag once;
-    static ImageCodecs codecs;
-    static std::string problem;
-    std::call_once(once, [] { problem = codecs.load(); });
-    if (!problem.empty()) fail(CV_ERR_INTERNAL, "%s", problem.c_str());
-    return codecs;
+    return loaded_once<ImageCodecs>(CV_ERR_INTERNAL, [](ImageCodecs &codecs) { return codecs.load(); });
   }
 
  private:

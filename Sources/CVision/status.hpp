@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -104,6 +105,19 @@ int32_t guarded(cv_status *status, const char *function, Body &&body) noexcept {
     set_status(target, CV_ERR_INTERNAL, "%s: unknown C++ exception", function);
     return CV_ERR_INTERNAL;
   }
+}
+
+/// A library loaded on first use (dlopen), for the process's lifetime: `load` fills a `T` once and
+/// returns what went wrong, or an empty string. Every call after a failed load fails with `code` and
+/// that text, so the problem is reported wherever the library is needed, never at start-up.
+template <typename T, typename Load>
+const T &loaded_once(int32_t code, Load load) {
+  static std::once_flag once;
+  static T loaded;
+  static std::string problem;
+  std::call_once(once, [&] { problem = load(loaded); });
+  if (!problem.empty()) fail(code, "%s", problem.c_str());
+  return loaded;
 }
 
 // MARK: - Argument checks (each throws CV_ERR_INVALID_ARGUMENT naming the argument)
