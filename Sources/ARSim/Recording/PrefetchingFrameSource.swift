@@ -17,8 +17,8 @@ package final class PrefetchingFrameSource: FrameSource {
   /// What the recording holds (the wrapped source's).
   package let info: RecordingInfo
   /// Seconds the reading thread spent reading and decoding the frame last returned by
-  /// ``nextFrame()`` (its own time, not the time the caller waited for it).
-  package private(set) var lastReadSeconds = 0.0
+  /// ``nextFrame()`` (its own time, not the time the caller waited for it); 0 before the first.
+  package var lastReadSeconds: Double { recentReads.last?.seconds ?? 0 }
   /// The reading thread's seconds for the last two frames returned, by frame index: a replay that
   /// tracks ahead (``ARReplay/tracksAhead``) has taken the next frame before it reports this one.
   private var recentReads: [(index: Int, seconds: Double)] = []
@@ -55,7 +55,6 @@ package final class PrefetchingFrameSource: FrameSource {
   package func nextFrame() throws(RecordingError) -> RecordedFrame? {
     guard !ended else { return nil }
     let entry = pipeline.take()
-    lastReadSeconds = entry.seconds
     switch entry.result {
     case .success(let frame):
       if let frame {
