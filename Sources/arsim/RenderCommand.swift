@@ -202,7 +202,7 @@ final class FrameRenderer {
       return
     }
     let image = FrameOverlay.draw(frame, options: drawings)
-    if selected { try writeImage(image, index: frame.frameIndex) }
+    // The video first: when it cannot be opened, the error comes before any image is written.
     if wantsVideo {
       if video == nil {
         videoSlot = TemporaryFiles.register(videoTemporary)
@@ -211,6 +211,7 @@ final class FrameRenderer {
       }
       try video?.write(image)
     }
+    if selected { try writeImage(image, index: frame.frameIndex) }
     last = (frame, selected)
   }
 

@@ -281,6 +281,20 @@ private struct PLY {
     #expect(count == 4)
     #expect(reader.width == 32 && reader.height == 24)
   }
+
+  /// A video that cannot be opened (its temporary path is taken by a folder) is an error naming it,
+  /// and no frame image was written before it.
+  @Test func aVideoThatCannotBeOpenedFailsBeforeAnyImage() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 4)
+    let out = RecordingFixtures.temporaryFolder("arsim-render")
+    try FileManager.default.createDirectory(
+      atPath: out + "/video.partial.mp4", withIntermediateDirectories: true)
+    let result = try CLI.run(["render", folder, "--out", out, "--video", "--planes", "none", "--every", "3"])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("video.partial.mp4"), "\(result.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: out)
+    #expect(!files.contains { $0.hasSuffix(".png") || $0 == "video.mp4" }, "\(files)")
+  }
 }
 
 @Suite struct RenderDrawingTests {
