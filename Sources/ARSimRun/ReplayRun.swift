@@ -41,6 +41,10 @@ public final class ReplayRun {
     package var timings: StageTimings
     /// Seconds spent detecting planes (0 when detection did not run on this frame).
     public var planeSeconds: Double
+    /// Whether the planes were detected on the session's plane thread, beside the next frame's
+    /// tracking, and how long the replay then waited for them (else false and 0).
+    public var planesOverlapped = false
+    public var planeWaitSeconds = 0.0
     /// The number of anchors in the frame.
     public var anchorCount: Int
     /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
@@ -208,6 +212,8 @@ public final class ReplayRun {
         timings: outcome.timings.tracking,
         planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)
       record.closedLoop = frame.closedLoop
+      record.planesOverlapped = outcome.timings.planesOverlapped
+      record.planeWaitSeconds = outcome.timings.planeWait
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
       try taps?.cast(before: frame, previous: previous, session: session)

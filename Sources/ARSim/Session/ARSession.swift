@@ -279,7 +279,10 @@ public final class ARSession: @unchecked Sendable {
         }
         let ahead = tracker.track(next)
         trackedAhead = (next.index, ahead, tracker.timings)
+        let waitStart = ContinuousClock.now
         planeWorker.wait()
+        lap(&timings.planeWait, since: waitStart)
+        timings.planesOverlapped = true
         stage = result.output
       } else {
         stage = planeStage(recorded, tracked: tracked, info: info, configuration: configuration)

@@ -29,6 +29,12 @@ package struct FrameTimings: Sendable, Equatable {
   package var tracking = StageTimings()
   /// Plane detection (0 when it did not run).
   package var planes = 0.0
+  /// Whether plane detection ran on the plane thread beside the next frame's tracking (a replay that
+  /// tracks ahead, ``ARReplay/tracksAhead``) rather than on the session's thread.
+  package var planesOverlapped = false
+  /// Seconds the session's thread waited for the plane thread after tracking the next frame (0 when
+  /// ``planesOverlapped`` is false).
+  package var planeWait = 0.0
 
   /// Zero everywhere.
   package init() {}
