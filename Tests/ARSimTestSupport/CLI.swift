@@ -14,10 +14,14 @@ public enum CLI {
     return here.appendingPathComponent("arsim")
   }
 
-  public static func run(_ arguments: [String]) throws -> Result {
+  /// Runs `arsim` with `arguments`, and `environment` added to the test's own.
+  public static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
     let process = Process()
     process.executableURL = executable
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out

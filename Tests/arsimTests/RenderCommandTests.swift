@@ -282,6 +282,29 @@ private struct PLY {
     #expect(reader.width == 32 && reader.height == 24)
   }
 
+  /// FFmpeg's libraries are loaded when a video is first opened: when they do not load, the error
+  /// names the library and the packages to install, and nothing is written. The dynamic loader looks
+  /// in LD_LIBRARY_PATH first, so a folder of empty files with libavformat's names (every major
+  /// version FFmpeg has had) stands for a machine whose FFmpeg is broken.
+  @Test func aMissingFFmpegIsAnErrorNamingIt() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 4)
+    let out = RecordingFixtures.temporaryFolder("arsim-render")
+    let libraries = RecordingFixtures.temporaryFolder("arsim-no-ffmpeg")
+    try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+    for major in 50...70 {
+      #expect(
+        FileManager.default.createFile(atPath: "\(libraries)/libavformat.so.\(major)", contents: Data()))
+    }
+    let result = try CLI.run(
+      ["render", folder, "--out", out, "--video", "--planes", "none"],
+      environment: ["LD_LIBRARY_PATH": libraries])
+    #expect(result.status == 1)
+    #expect(result.stderr.contains("FFmpeg (needed for video) does not load: \(libraries)/libavformat.so."))
+    #expect(result.stderr.contains("install libavformat"), "\(result.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: out)
+    #expect(!files.contains { $0.hasSuffix(".png") || $0.hasSuffix(".mp4") }, "\(files)")
+  }
+
   /// A video that cannot be opened (its temporary path is taken by a folder) is an error naming it,
   /// and no frame image was written before it.
   @Test func aVideoThatCannotBeOpenedFailsBeforeAnyImage() throws {
