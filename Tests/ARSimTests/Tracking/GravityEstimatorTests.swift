@@ -153,11 +153,11 @@ import Testing
       simd_quatd(angle: 0.3 * sin(0.5 * t) * .pi / 180, axis: SIMD3(1, 0, 0))
         * simd_quatd(angle: 0.2 * sin(0.8 * t + 1) * .pi / 180, axis: SIMD3(0, 0, 1))
     }
-    // 30 s: the bias fit's error over the estimate's memory (10 s) is then well under the walk's.
-    let now = drift(30).act(motion.g)
+    // 60 s: the bias fit's error over the estimate's memory (30 s) is then well under the walk's.
+    let now = drift(60).act(motion.g)
     let bias = SIMD3(0.001, -0.0015, 0.0008)
-    let walk = try #require(run(seconds: 30, drift: drift, configure: Self.tracker))
-    let gyro = try #require(run(seconds: 30, drift: drift, gyroBias: bias, configure: Self.tracker))
+    let walk = try #require(run(seconds: 60, drift: drift, configure: Self.tracker))
+    let gyro = try #require(run(seconds: 60, drift: drift, gyroBias: bias, configure: Self.tracker))
     let (walkError, gyroError) = (degrees(walk.gravity, now), degrees(gyro.gravity, now))
     #expect(gyroError < 0.5 * walkError, "\(gyroError)° with the gyroscope, \(walkError)° without")
     #expect(simd_length(gyro.bias - motion.bias) < 0.03, "bias \(gyro.bias)")
