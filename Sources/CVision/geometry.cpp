@@ -44,14 +44,6 @@ Pose pose_from_rvec(const cv::Mat &rvec, const cv::Mat &tvec) {
   return pose;
 }
 
-void rvec_from_pose(const Pose &pose, cv::Mat &rvec, cv::Mat &tvec) {
-  cv::Matx33d R;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) R(i, j) = pose.R(i, j);
-  cv::Rodrigues(R, rvec);
-  tvec = (cv::Mat_<double>(3, 1) << pose.t(0), pose.t(1), pose.t(2));
-}
-
 // MARK: PnP
 
 struct PnPProblem {
@@ -159,20 +151,19 @@ extern "C" int32_t cv_solve_pnp_ransac(const double *world_points, const double 
     std::vector<uint8_t> mask(n), refined_mask(n);
     best_score = problem.score(best, &mask);
     for (int round = 0; round < 5; ++round) {
-      std::vector<cv::Point3d> in_world;
-      std::vector<cv::Point2d> in_image;
+      std::vector<double> in_world, in_image;
       for (size_t i = 0; i < n; ++i) {
         if (mask[i] == 0) continue;
-        in_world.emplace_back(world[i].x(), world[i].y(), world[i].z());
-        in_image.emplace_back(image[i].x(), image[i].y());
+        in_world.insert(in_world.end(), {world[i].x(), world[i].y(), world[i].z()});
+        in_image.insert(in_image.end(), {image[i].x(), image[i].y()});
       }
-      if (in_world.size() < 4) break;
-      cv::Mat rvec, tvec;
-      rvec_from_pose(best, rvec, tvec);
-      cv::solvePnPRefineLM(in_world, in_image, K, cv::noArray(), rvec, tvec,
-                           cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 50, 1e-12));
-      if (!cv::checkRange(rvec) || !cv::checkRange(tvec)) break;
-      const Pose refined = pose_from_rvec(rvec, tvec);
+      const int32_t used = int32_t(in_image.size() / 2);
+      if (used < 4) break;
+      // Least squares on the inliers (an infinite Huber threshold), as cv::solvePnPRefineLM did at ten
+      // times the cost: OpenCV's projectPoints with its Jacobians per point and step.
+      const Pose refined = cvision::refine_pose_lm(in_world.data(), in_image.data(), nullptr, nullptr, used, intrinsics,
+                                                   std::numeric_limits<double>::infinity(), 1, 50, best);
+      if (!refined.R.allFinite() || !refined.t.allFinite()) break;
       const Score s = problem.score(refined, &refined_mask);
       if (s.cost > best_score.cost || s.inliers < 4) break;
       const bool unchanged = refined_mask == mask;

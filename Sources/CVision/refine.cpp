@@ -75,6 +75,78 @@ Pose apply_increment(const Pose &pose, const Eigen::Matrix<double, 6, 1> &xi) {
 
 }  // namespace
 
+namespace cvision {
+
+Pose refine_pose_lm(const double *world_points, const double *image_points, const double *weights,
+                    const double *depth_priors, int32_t count, const cv_intrinsics &intrinsics, double huber_delta,
+                    double depth_huber_delta, int iterations, Pose pose) {
+  const Problem problem{world_points, image_points, weights, depth_priors, count, intrinsics, huber_delta,
+                        depth_huber_delta};
+  double cost = problem.cost(pose);
+  double lambda = 1e-4;
+  for (int iteration = 0; iteration < iterations; ++iteration) {
+    // Normal equations of the IRLS-weighted problem at the current pose.
+    Eigen::Matrix<double, 6, 6> H = Eigen::Matrix<double, 6, 6>::Zero();
+    Eigen::Matrix<double, 6, 1> g = Eigen::Matrix<double, 6, 1>::Zero();
+    int used = 0;
+    for (int32_t i = 0; i < count; ++i) {
+      const double w_user = problem.weight(i);
+      if (w_user == 0) continue;
+      const Eigen::Vector3d p = pose.R * problem.point(i) + pose.t;
+      if (p.z() <= kMinDepth) continue;
+      const Eigen::Vector2d r = cvision::project(intrinsics, p) - problem.observation(i);
+      const double e = r.norm();
+      const double w = w_user * (e <= huber_delta ? 1.0 : huber_delta / e);
+      const double z_inv = 1.0 / p.z();
+      Eigen::Matrix<double, 2, 3> d_proj;
+      d_proj << intrinsics.fx * z_inv, 0, -intrinsics.fx * p.x() * z_inv * z_inv,  //
+          0, intrinsics.fy * z_inv, -intrinsics.fy * p.y() * z_inv * z_inv;
+      Eigen::Matrix<double, 3, 6> d_point;
+      d_point.leftCols<3>() = -cvision::skew(p);  // d(exp(w) p)/dw at 0
+      d_point.rightCols<3>() = Eigen::Matrix3d::Identity();
+      const Eigen::Matrix<double, 2, 6> J = d_proj * d_point;
+      H += w * J.transpose() * J;
+      g += w * J.transpose() * r;
+      if (const double rd = problem.depth_residual(i, p); rd != 0) {
+        // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
+        const double inverse_sigma = depth_priors[2 * i + 1];
+        Eigen::Matrix<double, 6, 1> Jd;
+        Jd << p.y(), -p.x(), 0, 0, 0, 1;
+        Jd *= inverse_sigma;
+        const double ed = std::abs(rd);
+        const double wd = w_user * (ed <= depth_huber_delta ? 1.0 : depth_huber_delta / ed);
+        H += wd * Jd * Jd.transpose();
+        g += (wd * rd) * Jd;
+      }
+      ++used;
+    }
+    if (used < 3) break;
+    bool improved = false;
+    for (int attempt = 0; attempt < 10 && !improved; ++attempt) {
+      Eigen::Matrix<double, 6, 6> damped = H;
+      damped.diagonal() += lambda * H.diagonal().cwiseMax(1e-9);
+      const Eigen::Matrix<double, 6, 1> xi = damped.ldlt().solve(-g);
+      if (!xi.allFinite()) break;
+      const Pose candidate = apply_increment(pose, xi);
+      const double candidate_cost = problem.cost(candidate);
+      if (candidate_cost < cost) {
+        const double decrease = cost - candidate_cost;
+        pose = candidate;
+        cost = candidate_cost;
+        lambda = std::max(lambda / 10, 1e-12);
+        improved = true;
+        if (xi.norm() < 1e-12 || decrease <= 1e-15 * cost) iteration = iterations;  // converged
+      } else {
+        lambda *= 10;
+      }
+    }
+    if (!improved) break;  // no step lowers the cost: at a minimum (to numerical precision)
+  }
+  return pose;
+}
+
+}  // namespace cvision
+
 extern "C" int32_t cv_refine_pose(const double *world_points, const double *image_points, const double *weights,
                                   const double *depth_priors, int32_t count, cv_intrinsics intrinsics,
                                   cv_refine_params params,
@@ -117,66 +189,8 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
     const Problem problem{world_points, image_points, weights,          depth_priors,
                           count,        intrinsics,   params.huber_delta, params.depth_huber_delta};
 
-    double cost = problem.cost(pose);
-    double lambda = 1e-4;
-    for (int iteration = 0; iteration < params.iterations; ++iteration) {
-      // Normal equations of the IRLS-weighted problem at the current pose.
-      Eigen::Matrix<double, 6, 6> H = Eigen::Matrix<double, 6, 6>::Zero();
-      Eigen::Matrix<double, 6, 1> g = Eigen::Matrix<double, 6, 1>::Zero();
-      int used = 0;
-      for (int32_t i = 0; i < count; ++i) {
-        const double w_user = problem.weight(i);
-        if (w_user == 0) continue;
-        const Eigen::Vector3d p = pose.R * problem.point(i) + pose.t;
-        if (p.z() <= kMinDepth) continue;
-        const Eigen::Vector2d r = cvision::project(intrinsics, p) - problem.observation(i);
-        const double e = r.norm();
-        const double w = w_user * (e <= params.huber_delta ? 1.0 : params.huber_delta / e);
-        const double z_inv = 1.0 / p.z();
-        Eigen::Matrix<double, 2, 3> d_proj;
-        d_proj << intrinsics.fx * z_inv, 0, -intrinsics.fx * p.x() * z_inv * z_inv,  //
-            0, intrinsics.fy * z_inv, -intrinsics.fy * p.y() * z_inv * z_inv;
-        Eigen::Matrix<double, 3, 6> d_point;
-        d_point.leftCols<3>() = -cvision::skew(p);  // d(exp(w) p)/dw at 0
-        d_point.rightCols<3>() = Eigen::Matrix3d::Identity();
-        const Eigen::Matrix<double, 2, 6> J = d_proj * d_point;
-        H += w * J.transpose() * J;
-        g += w * J.transpose() * r;
-        if (const double rd = problem.depth_residual(i, p); rd != 0) {
-          // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
-          const double inverse_sigma = depth_priors[2 * i + 1];
-          Eigen::Matrix<double, 6, 1> Jd;
-          Jd << p.y(), -p.x(), 0, 0, 0, 1;
-          Jd *= inverse_sigma;
-          const double ed = std::abs(rd);
-          const double wd = w_user * (ed <= params.depth_huber_delta ? 1.0 : params.depth_huber_delta / ed);
-          H += wd * Jd * Jd.transpose();
-          g += (wd * rd) * Jd;
-        }
-        ++used;
-      }
-      if (used < 3) break;
-      bool improved = false;
-      for (int attempt = 0; attempt < 10 && !improved; ++attempt) {
-        Eigen::Matrix<double, 6, 6> damped = H;
-        damped.diagonal() += lambda * H.diagonal().cwiseMax(1e-9);
-        const Eigen::Matrix<double, 6, 1> xi = damped.ldlt().solve(-g);
-        if (!xi.allFinite()) break;
-        const Pose candidate = apply_increment(pose, xi);
-        const double candidate_cost = problem.cost(candidate);
-        if (candidate_cost < cost) {
-          const double decrease = cost - candidate_cost;
-          pose = candidate;
-          cost = candidate_cost;
-          lambda = std::max(lambda / 10, 1e-12);
-          improved = true;
-          if (xi.norm() < 1e-12 || decrease <= 1e-15 * cost) iteration = params.iterations;  // converged
-        } else {
-          lambda *= 10;
-        }
-      }
-      if (!improved) break;  // no step lowers the cost: at a minimum (to numerical precision)
-    }
+    pose = cvision::refine_pose_lm(world_points, image_points, weights, depth_priors, count, intrinsics,
+                                   params.huber_delta, params.depth_huber_delta, params.iterations, pose);
 
     // RMS over the points in front of the camera that have a non-zero weight.
     double sum = 0;
