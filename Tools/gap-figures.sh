@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Issue 16's gap figure (pause and resume with the camera moved, as a gap in the recording): the
+# recording with COUNT frames from frame FIRST left out of frames.txt (the camera moved on while
+# nothing was recorded; the IMU file is kept whole, so the gyroscope spans the gap), replayed:
+#
+#   Tools/gap-figures.sh RECORDING [MODE [FIRST [COUNT]]]   default: mono, 90, 20 (1.3 s at 15 fps)
+#
+# Prints the replay's states line, how many frames after the gap the first `normal` one came
+# (issue 16: within 10; "never" when tracking did not return) and `arsim eval`'s ATE line (over the
+# tracked frames, before and after the gap). A gap of more than 1 s (TrackerOptions'
+# interruptionThreshold) is an interruption: the frames after it are limited:relocalizing.
+# ARSIM names the arsim binary; default: a release build of this checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+recording="${1:?usage: Tools/gap-figures.sh RECORDING [MODE [FIRST [COUNT]]]}"
+mode="${2:-mono}"
+first="${3:-90}"
+count="${4:-20}"
+if [ -z "${ARSIM:-}" ]; then
+  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
+  ARSIM="$(swift build -c release --show-bin-path)/arsim"
+fi
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+gapped="$out/recording"
+mkdir "$gapped"
+for entry in "$recording"/*; do
+  [ "$(basename "$entry")" = frames.txt ] || ln -s "$(realpath "$entry")" "$gapped/$(basename "$entry")"
+done
+awk -v first="$first" -v last="$((first + count))" \
+  '/^#/ { print; next } { if (n < first || n >= last) print; n++ }' "$recording/frames.txt" >"$gapped/frames.txt"
+"$ARSIM" replay "$gapped" --mode "$mode" --events "$out/events.jsonl" | grep -E '^states:'
+# In the gapped recording the first frame after the gap has index FIRST.
+python3 - "$out/events.jsonl" "$first" <<'PY'
+import json
+import sys
+
+first = int(sys.argv[2])
+states = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trackingState"]
+before = [e["state"] for e in states if e["frame"] < first]
+normal = [e["frame"] for e in states if e["frame"] >= first and e["state"] == "normal"]
+print(f"before the gap: {before[-1] if before else 'none'}; after it: "
+      + (f"normal {normal[0] - first} frames after the gap" if normal else "never normal"))
+PY
+"$ARSIM" eval "$gapped" --mode "$mode" | grep -E '^ATE'
