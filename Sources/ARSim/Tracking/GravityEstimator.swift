@@ -61,6 +61,19 @@ package struct GravityEstimator: Sendable {
   /// that older segments say less about gravity under the current camera (not about the bias). Nil:
   /// gravity in O is constant. Default nil.
   package var driftDegrees: Double? = nil
+  /// The gyroscope's angle random walk, degrees per √s. With gyroscope rates in the samples and a
+  /// ``driftDegrees``, each segment's drift of gravity in O is measured: the tracked rotation across
+  /// the segment against the gyroscope's (its bias, constant, fitted to the difference over the
+  /// session), turned into O. Gravity is turned by it, weighed against the drift's random walk by the
+  /// two variances (this one's and the bias fit's, which shrinks as the session goes on), so that the
+  /// estimate follows the odometry's drift, not only forgets the segments before it. Default 0.01 (a
+  /// phone's gyroscope: 0.0017 rad/s white noise at 100 Hz is 0.0097).
+  package var gyroNoiseDegrees = 0.01
+  /// Seconds over which an error of the gyroscope's fitted bias adds up in the estimate (its memory
+  /// under the drift): the measured drift weighs less until the fit's error over that long is below
+  /// the random walk's. Default 30 (10 s made the 10 s phone-profile room seed 1 worse, 0.157 to
+  /// 0.175°: the young fit's turns add up before the camera turns).
+  package var gyroBiasHorizon = 30.0
   /// Random walk of the scale (relative, per √s): a monocular map's scale drifts. Default 0.
   package var scaleDrift = 0.0
   /// Segments the starting ``segmentSigma`` counts as when the noise is learned. Default 8 (2 s).
@@ -89,6 +102,12 @@ package struct GravityEstimator: Sendable {
     var heldRotation = simd_double3x3()
     var heldDouble = SIMD3<Double>.zero
     var heldSeconds = 0.0
+    /// The gyroscope's rotation from the chain's first frame to this one (body increments on the
+    /// right; ``integrateRates(_:to:from:)``).
+    var gyro = simd_quatd(ix: 0, iy: 0, iz: 0, r: 1)
+    var lastRate: SIMD3<Double>?
+    /// Frames of the chain so far that had no gyroscope rate (a segment across one has no gyro turn).
+    var framesWithoutRate = 0
 
     init(time: Double, position: SIMD3<Double>, rotation: simd_quatd) {
       self.time = time
@@ -107,6 +126,31 @@ package struct GravityEstimator: Sendable {
       rotationIntegral += lastRotation * dt
       seconds += dt
       lastSampleTime = timestamp
+    }
+
+    /// Integrates the gyroscope's rates of the samples in (`previous`, `time`] into ``gyro``, up to
+    /// `time`: between two samples the mean of their rates (the trapezoid rule: a rate held over the
+    /// interval before its sample puts the integral half a sample ahead, 0.14° at 0.5 rad/s and
+    /// 100 Hz), the first one's before it and the last one's after it.
+    mutating func integrateRates(_ samples: [IMUSample], to time: Double, from previous: Double) {
+      var integrated = previous
+      var rated = false
+      for sample in samples {
+        guard let rate = sample.rotationRate, sample.timestamp > integrated, sample.timestamp <= time + 1e-9,
+          rate.x.isFinite, rate.y.isFinite, rate.z.isFinite
+        else { continue }
+        let mean = lastRate.map { ($0 + rate) / 2 } ?? rate
+        gyro = gyro * RigidTransform.expRotation(mean * (sample.timestamp - integrated))
+        integrated = sample.timestamp
+        lastRate = rate
+        rated = true
+      }
+      guard rated, let lastRate else {
+        framesWithoutRate += 1
+        return
+      }
+      if time > integrated { gyro = gyro * RigidTransform.expRotation(lastRate * (time - integrated)) }
+      gyro = gyro.normalized
     }
 
     /// Holds the last sample over the rest of the interval up to the frame's time.
@@ -138,6 +182,15 @@ package struct GravityEstimator: Sendable {
   /// variances and their count, after the prior's.
   private var noiseSum = 0.0
   private var noiseCount = 0.0
+  /// The gyroscope's bias fit (``gyroNoiseDegrees``): the sums over segments of the tracked-minus-gyro
+  /// rotation vector `e`, of `|e|²/span` and of the spans; `e = −b·span` plus the odometry's noise.
+  private var gyroSum = SIMD3<Double>.zero
+  private var gyroSquares = 0.0
+  private var gyroSpan = 0.0
+  private var gyroSegments = 0
+  /// The previous segment's measured drift of gravity in O, weighed (rotation vector, radians): half of
+  /// it is applied with the next segment.
+  private var previousDrift: SIMD3<Double>?
   /// The velocity fits (positions, samples' motion) at the open segment's start, when known.
   private var startVelocity: (positions: SIMD3<Double>, samples: SIMD3<Double>)?
 
@@ -157,6 +210,7 @@ package struct GravityEstimator: Sendable {
     }
     guard time > node.time else { return }
     let start = node
+    node.integrateRates(samples, to: time, from: start.time)
     for sample in samples {
       guard let f = sample.acceleration, sample.timestamp > node.lastSampleTime else { continue }
       // Each sample stands for the interval since the previous sample (or the chain's first frame),
@@ -176,6 +230,7 @@ package struct GravityEstimator: Sendable {
   package mutating func breakChain() {
     chain.removeAll()
     startVelocity = nil
+    previousDrift = nil
   }
 
   /// The velocity in O at `chain[index]` from a quadratic fit of the positions within
@@ -237,11 +292,48 @@ package struct GravityEstimator: Sendable {
       let m = node.heldRotation - start.heldRotation
       let span = node.heldSeconds - start.heldSeconds
       if span > 0 {
-        addEquation(y: y, m: m, moved: endVelocity.positions - startVelocity.positions, span: span)
+        let turn =
+          node.framesWithoutRate == start.framesWithoutRate ? measuredDrift(from: start, to: node) : nil
+        addEquation(
+          y: y, m: m, moved: endVelocity.positions - startVelocity.positions, span: span, drift: turn)
       }
       chain.removeFirst(end)
       self.startVelocity = endVelocity
     }
+  }
+
+  /// The drift of gravity in O across a segment that the gyroscope measures (with the bias fitted so
+  /// far, this segment's turn added to the fit after): the tracked rotation from `start` to `end`
+  /// against the gyroscope's, as a rotation vector in O (radians), and the variance of each of its
+  /// components (the gyroscope's noise and the bias fit's); nil while the fit has fewer than two
+  /// segments (or without ``driftDegrees``).
+  private mutating func measuredDrift(from start: Node, to end: Node) -> (
+    vector: SIMD3<Double>, variance: Double
+  )? {
+    guard driftDegrees != nil else { return nil }
+    let span = end.time - start.time
+    guard span > 0 else { return nil }
+    let tracked = start.rotation.inverse * end.rotation
+    let gyro = start.gyro.inverse * end.gyro
+    let e = RigidTransform.logRotation(gyro.inverse * tracked)
+    var measured: (vector: SIMD3<Double>, variance: Double)?
+    if gyroSegments >= 2 {
+      let bias = -gyroSum / gyroSpan
+      // The odometry's variance per second of each component of e about −b·span.
+      let residual = gyroSquares + 2 * simd_dot(bias, gyroSum) + simd_length_squared(bias) * gyroSpan
+      let perSecond = max(0, residual) / (3 * Double(gyroSegments - 1))
+      let corrected = gyro * RigidTransform.expRotation(-bias * span)
+      let vector = start.rotation.act(RigidTransform.logRotation(tracked * corrected.inverse))
+      let noise = gyroNoiseDegrees * .pi / 180
+      // The bias fit's error turns every segment the same way: over the estimate's memory
+      // (``gyroBiasHorizon``) it adds up, not as a random walk.
+      measured = (vector, noise * noise * span + perSecond / gyroSpan * span * gyroBiasHorizon)
+    }
+    gyroSum += e
+    gyroSquares += simd_length_squared(e) / span
+    gyroSpan += span
+    gyroSegments += 1
+    return measured
   }
 
   /// The segments' variance, m²/s²: ``segmentSigma``², or with ``learnsNoise`` the session's own.
@@ -277,7 +369,11 @@ package struct GravityEstimator: Sendable {
 
   /// Adds `y = −g·span + m·b + k·moved` (three rows): after letting gravity (and the scale) drift
   /// over the segment's span, and, with ``learnsNoise``, learning the noise from its innovation.
-  private mutating func addEquation(y: SIMD3<Double>, m: simd_double3x3, moved: SIMD3<Double>, span: Double) {
+  /// `drift` is gravity's drift in O over the segment as the gyroscope measures it (``measuredDrift(from:to:)``).
+  private mutating func addEquation(
+    y: SIMD3<Double>, m: simd_double3x3, moved: SIMD3<Double>, span: Double,
+    drift measured: (vector: SIMD3<Double>, variance: Double)? = nil
+  ) {
     let n = Self.unknowns
     let held = scalePriorSigma <= 0
     // The three rows: coefficients of (g, b, k) and the right-hand side (with k = 1 when held).
@@ -294,7 +390,7 @@ package struct GravityEstimator: Sendable {
     let variance = self.variance
     if equations > 0, let (_, inverse, x) = solve(variance: variance) {
       if driftDegrees != nil || scaleDrift > 0 {
-        drift(span: span, inverse: inverse, x: x, variance: variance)
+        drift(span: span, inverse: inverse, x: x, variance: variance, measured: measured)
       }
       if learnsNoise { learnNoise(rows: rows, values: values, variance: variance) }
     }
@@ -311,14 +407,35 @@ package struct GravityEstimator: Sendable {
   }
 
   /// Widens the estimate's covariance by the drift over `span` seconds (gravity's direction, the
-  /// scale), keeping the estimate: the information is the widened covariance's inverse.
-  private mutating func drift(span: Double, inverse: [Double], x: [Double], variance: Double) {
+  /// scale), keeping the estimate: the information is the widened covariance's inverse. With the
+  /// gyroscope's `measured` drift, gravity is first turned by it, weighed against the random walk
+  /// (from the previous segment's middle to this one's: half of each one's).
+  private mutating func drift(
+    span: Double, inverse: [Double], x: [Double], variance: Double,
+    measured: (vector: SIMD3<Double>, variance: Double)?
+  ) {
     let n = Self.unknowns
     var covariance = inverse
+    var x = x
     if let driftDegrees {
       let g = simd_length(SIMD3(x[0], x[1], x[2]))
-      let step = g * driftDegrees * .pi / 180
-      for k in 0..<3 { covariance[(n + 1) * k] += step * step * span / variance }
+      let walk = driftDegrees * .pi / 180 * driftDegrees * .pi / 180 * span
+      var turn = SIMD3<Double>.zero
+      if let measured {
+        let weight = walk / (walk + measured.variance)
+        turn = weight * measured.vector / 2
+        if let previous = previousDrift { turn += previous / 2 }
+        previousDrift = weight * measured.vector
+      } else {
+        previousDrift = nil
+      }
+      if turn != .zero {
+        Self.rotateGravity(
+          by: simd_double3x3(RigidTransform.expRotation(turn)), covariance: &covariance, x: &x)
+      }
+      // The whole walk still widens it: forgetting also covers what the model leaves out (the bias's
+      // split from gravity before the camera turns), which the measured drift does not.
+      for k in 0..<3 { covariance[(n + 1) * k] += g * g * walk / variance }
     }
     if scalePriorSigma > 0 { covariance[(n + 1) * 6] += scaleDrift * scaleDrift * span / variance }
     guard let widened = Self.inverse(covariance, dimension: n) else { return }
@@ -329,6 +446,33 @@ package struct GravityEstimator: Sendable {
       var sum = 0.0
       for j in 0..<n { sum += widened[n * i + j] * x[j] }
       right[i] = sum - priorRight[i]
+    }
+  }
+
+  /// Turns gravity's part of the estimate `x` and of its `covariance` (row-major, ``unknowns``²) by
+  /// `rotation`.
+  private static func rotateGravity(
+    by rotation: simd_double3x3, covariance: inout [Double], x: inout [Double]
+  ) {
+    let n = unknowns
+    let g = rotation * SIMD3(x[0], x[1], x[2])
+    for k in 0..<3 { x[k] = g[k] }
+    // C' = T C Tᵀ with T = diag(rotation, I): rows of gravity, then columns.
+    var turned = covariance
+    for i in 0..<3 {
+      for j in 0..<n {
+        var sum = 0.0
+        for k in 0..<3 { sum += rotation[k][i] * covariance[n * k + j] }
+        turned[n * i + j] = sum
+      }
+    }
+    covariance = turned
+    for i in 0..<n {
+      for j in 0..<3 {
+        var sum = 0.0
+        for k in 0..<3 { sum += turned[n * i + k] * rotation[k][j] }
+        covariance[n * i + j] = sum
+      }
     }
   }
 

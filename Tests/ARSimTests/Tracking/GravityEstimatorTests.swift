@@ -34,6 +34,11 @@ import Testing
       simd_quatd(angle: turn * 0.6 * sin(0.9 * t), axis: SIMD3(0, 1, 0))
         * simd_quatd(angle: turn * 0.3 * sin(1.7 * t + 0.5), axis: SIMD3(1, 0, 0))
     }
+    /// The body rate at `t` (rad/s, optical frame), as a gyroscope reads it without bias or noise.
+    func rate(_ t: Double) -> SIMD3<Double> {
+      let h = 1e-4
+      return RigidTransform.logRotation(rotation(t - h).inverse * rotation(t + h)) / (2 * h)
+    }
   }
 
   /// The estimate after `seconds`; `drift(t)` is the odometry's orientation error at `t` (O's tracked
@@ -45,6 +50,7 @@ import Testing
     positionNoise: Double = 0.0005, scale: Double = 1,
     drift: (Double) -> simd_quatd = { _ in simd_quatd(ix: 0, iy: 0, iz: 0, r: 1) },
     jump: (Double) -> SIMD3<Double> = { _ in .zero },
+    gyroBias: SIMD3<Double>? = nil,
     configure: (inout GravityEstimator) -> Void = { _ in }
   ) -> GravityEstimator.Estimate? {
     var random = SplitMix64(seed: 7)
@@ -59,7 +65,9 @@ import Testing
         let s = Double(sampleIndex) / 100
         let force = motion.rotation(s).inverse.act(motion.acceleration(s) - motion.g) + motion.bias
         let noise = SIMD3(gaussian(), gaussian(), gaussian()) * forceNoise
-        samples.append(IMUSample(timestamp: s, acceleration: force + noise, rotationRate: nil))
+        // A phone gyroscope's white noise (0.0017 rad/s at 100 Hz), on top of its bias.
+        let rate = gyroBias.map { motion.rate(s) + $0 + SIMD3(gaussian(), gaussian(), gaussian()) * 0.0017 }
+        samples.append(IMUSample(timestamp: s, acceleration: force + noise, rotationRate: rate))
         sampleIndex += 1
       }
       let noise = SIMD3(gaussian(), gaussian(), gaussian()) * positionNoise
@@ -131,6 +139,31 @@ import Testing
     // The bias has no drift of its own, but gravity's leaves it less well separated: about 3 cm/s² off
     // here (the prior's 0.1 m/s² bounds it), against under 2 without drift.
     #expect(simd_length(drifting.bias - motion.bias) < 0.05, "bias \(drifting.bias)")
+  }
+
+  @Test(
+    "With a biased gyroscope, gravity follows the odometry's drift as the gyroscope measures it, closer than the random walk alone"
+  )
+  func followsDriftFromTheGyroscope() throws {
+    let motion = Motion()
+    // The tracked orientation wanders by up to 0.4° about two axes and back (between loop closures),
+    // with no steady rate that a gyroscope bias could take for its own; the gyroscope's bias is the
+    // phone profile's (0.1°/s), fitted from the tracked rotations.
+    let drift = { (t: Double) in
+      simd_quatd(angle: 0.3 * sin(0.5 * t) * .pi / 180, axis: SIMD3(1, 0, 0))
+        * simd_quatd(angle: 0.2 * sin(0.8 * t + 1) * .pi / 180, axis: SIMD3(0, 0, 1))
+    }
+    // 60 s: the bias fit's error over the estimate's memory (30 s) is then well under the walk's.
+    let now = drift(60).act(motion.g)
+    let bias = SIMD3(0.001, -0.0015, 0.0008)
+    let walk = try #require(run(seconds: 60, drift: drift, configure: Self.tracker))
+    let gyro = try #require(run(seconds: 60, drift: drift, gyroBias: bias, configure: Self.tracker))
+    let (walkError, gyroError) = (degrees(walk.gravity, now), degrees(gyro.gravity, now))
+    #expect(gyroError < 0.5 * walkError, "\(gyroError)° with the gyroscope, \(walkError)° without")
+    #expect(simd_length(gyro.bias - motion.bias) < 0.03, "bias \(gyro.bias)")
+    // Without drift the gyroscope's turns change nothing that matters.
+    let still = try #require(run(seconds: 12, gyroBias: bias, configure: Self.tracker))
+    #expect(degrees(still.gravity, motion.g) < 0.05, "\(degrees(still.gravity, motion.g))°")
   }
 
   @Test("A monocular map's scale (positions 4.7 units a metre) is estimated with gravity and the bias")
