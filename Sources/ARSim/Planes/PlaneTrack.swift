@@ -42,6 +42,14 @@ struct PlaneTrack {
   var hull: [SIMD2<Double>]
   /// Occupied cells of the anchor-space grid.
   var cells: Set<Int64> = []
+  /// A vertical track's occupied cells of a finer anchor-space grid (``extentCellSize``), and how many
+  /// of them each column and each row holds: the area of its support along the anchor's horizontal x
+  /// axis and along world up, for ``verticalExtent``.
+  private var extentCells: Set<Int64> = []
+  private var extentColumns: [Int64: Int] = [:]
+  private var extentRows: [Int64: Int] = [:]
+  /// The cell size of ``verticalExtent``'s grid, metres (the plane detector's default voxel size).
+  static let extentCellSize = 0.02
   /// Points added while the camera was above (below) a horizontal plane.
   var seenFromAbove = 0
   var seenFromBelow = 0
@@ -145,6 +153,8 @@ struct PlaneTrack {
         let (cx, cy) = levelled.cell(moved(centre))
         return PlaneCells.key(cx, cy)
       })
+    (extentCells, extentColumns, extentRows) = ([], [:], [:])
+    for centre in old.extentCentres2D { markExtent(moved(centre)) }
     dirty = true
   }
 
@@ -218,17 +228,64 @@ struct PlaneTrack {
   /// The height of a horizontal plane (world y), metres.
   var height: Double { -plane.offset * plane.normal.y }
 
-  /// A vertical plane's extent: the horizontal span of its hull along the anchor's x axis (metres,
-  /// anchor space) and its world heights, lowest and highest; nil for horizontal planes or no hull.
+  /// A vertical plane's extent, for classification: the horizontal span of its support along the
+  /// anchor's x axis (metres, anchor space) and its world heights, lowest and highest; nil for
+  /// horizontal planes or no support.
+  ///
+  /// The span is robust, not the hull's box: along each axis, the 2nd and 98th percentiles of the
+  /// support's area (the occupied cells of ``extentCellSize``), widened by 2/96 of their distance on
+  /// either side, which for a uniformly covered rectangle are its edges. A few outlying points (a strip
+  /// of the wall beside a door, taken into the door's band where the two meet the floor) or the noisy
+  /// edges of the hull, which only grows, move it little.
   var verticalExtent: (left: Double, right: Double, bottom: Double, top: Double)? {
-    guard alignment == .vertical, let first = hull.first else { return nil }
-    var (low, high) = (first, first)
-    for p in hull {
-      low = simd_min(low, p)
-      high = simd_max(high, p)
-    }
+    guard alignment == .vertical, let x = Self.robustSpan(extentColumns, cellSize: Self.extentCellSize),
+      let y = Self.robustSpan(extentRows, cellSize: Self.extentCellSize)
+    else { return nil }
     // Anchor 2-D y is −z, which for a vertical anchor is world up.
-    return (low.x, high.x, origin.y + low.y, origin.y + high.y)
+    return (x.low, x.high, origin.y + y.low, origin.y + y.high)
+  }
+
+  /// The span of a distribution given as counts per cell (`key` covers `[key, key + 1)·cellSize`,
+  /// uniform within): its `tail` and `1 − tail` quantiles, widened by `tail / (1 − 2·tail)` of their
+  /// distance on either side (the edges of a uniform distribution); nil with no counts.
+  static func robustSpan(_ counts: [Int64: Int], cellSize: Double, tail: Double = 0.02) -> (
+    low: Double, high: Double
+  )? {
+    let bins = counts.sorted { $0.key < $1.key }
+    let total = Double(bins.reduce(0) { $0 + $1.value })
+    guard total > 0, let last = bins.last else { return nil }
+    func quantile(_ q: Double) -> Double {
+      let target = q * total
+      var before = 0.0
+      for (key, count) in bins where count > 0 {
+        let n = Double(count)
+        if before + n >= target { return (Double(key) + (target - before) / n) * cellSize }
+        before += n
+      }
+      return Double(last.key + 1) * cellSize
+    }
+    let (low, high) = (quantile(tail), quantile(1 - tail))
+    let margin = (high - low) * tail / (1 - 2 * tail)
+    return (low - margin, high + margin)
+  }
+
+  /// Marks the fine cell of `p` (anchor 2-D) in ``extentCells`` and counts it in its column and row.
+  private mutating func markExtent(_ p: SIMD2<Double>) {
+    let (cx, cy) = (
+      Int64((p.x / Self.extentCellSize).rounded(.down)), Int64((p.y / Self.extentCellSize).rounded(.down))
+    )
+    guard extentCells.insert(PlaneCells.key(cx, cy)).inserted else { return }
+    extentColumns[cx, default: 0] += 1
+    extentRows[cy, default: 0] += 1
+  }
+
+  /// The anchor 2-D centres of ``extentCells``, in no particular order.
+  private var extentCentres2D: [SIMD2<Double>] {
+    extentCells.map { key in
+      let cx = Double(key >> 32)
+      let cy = Double(Int32(truncatingIfNeeded: key))
+      return SIMD2((cx + 0.5) * Self.extentCellSize, (cy + 0.5) * Self.extentCellSize)
+    }
   }
 
   /// The area of the hull, square metres.
@@ -252,7 +309,9 @@ struct PlaneTrack {
       moments.add(p)
       let (cx, cy) = cell(anchor2D(p))
       cells.insert(PlaneCells.key(cx, cy))
-      outline.append(anchor2D(viewpoint.map { onPlane(p, seenFrom: $0) } ?? p))
+      let flat = anchor2D(viewpoint.map { onPlane(p, seenFrom: $0) } ?? p)
+      outline.append(flat)
+      if alignment == .vertical { markExtent(flat) }
     }
     if alignment == .horizontal {
       if cameraHeight >= height { seenFromAbove += points.count } else { seenFromBelow += points.count }
@@ -343,6 +402,7 @@ struct PlaneTrack {
   mutating func absorb(_ other: PlaneTrack) {
     moments += other.moments
     for centre in other.cellCentres { occupy(point: centre) }
+    for centre in other.extentCentres2D { markExtent(anchor2D(other.world(anchor2D: centre))) }
     hull = Polygon2D.convexHull(hull + other.hull.map { anchor2D(other.world(anchor2D: $0)) })
     seenFromAbove += other.seenFromAbove
     seenFromBelow += other.seenFromBelow
