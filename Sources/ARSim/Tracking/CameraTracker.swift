@@ -157,7 +157,10 @@ package final class CameraTracker {
   /// pose is measured normally again.
   package func cameraWasOff() {
     relocalizing = true
-    odometry.cameraWasOff()
+    odometry.cameraWasOff(
+      gravity: leveller.estimator.estimate.map {
+        GapPrediction.Gravity(inO: $0.gravity, bias: $0.bias, uncertaintyDegrees: $0.uncertaintyDegrees)
+      })
   }
 
   /// Moves the session world by a rigid correction (`newWorldFromOld`, e.g. from a pose-graph

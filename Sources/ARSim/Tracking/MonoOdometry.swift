@@ -290,7 +290,7 @@ final class MonoOdometry: Odometry {
 
   /// The frame located against the keyframes (only the world map's with `mapOnly`) and extended by
   /// projection to the points of the keyframes sharing its view
-  /// (``Relocalizer/locate(gray:against:seed:depthAt:extendingByProjection:)``: more of the map's points to restart the
+  /// (``Relocalizer/locate(gray:against:seed:depthAt:extendingByProjection:accepts:)``: more of the map's points to restart the
   /// tracks from, the pose refined on them), its time booked as recognition, and as the frame's pose
   /// with `asPose` (when locating is what measures the pose).
   private func located(_ gray: GrayImage, mapOnly: Bool = false, asPose: Bool = false) -> Relocalizer

@@ -64,6 +64,9 @@ protocol Odometry: AnyObject {
   func add(_ samples: [IMUSample])
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
+  /// ``cameraWasOff()`` with the session's gravity estimate (nil: none yet), for front ends that
+  /// predict the motion across the gap with the IMU.
+  func cameraWasOff(gravity: GapPrediction.Gravity?)
   /// The keyframe map in O (empty without one).
   var mapKeyframes: [Keyframe] { get }
   /// The last processed frame (whose `gray` and `depth` are given again) located against `keyframes`
@@ -82,6 +85,7 @@ extension Odometry {
   /// Front ends without a keyframe map (depth-only) carry on frame to frame and rely on their own
   /// loss detection; those without an inertial model ignore the IMU.
   func cameraWasOff() {}
+  func cameraWasOff(gravity: GapPrediction.Gravity?) { cameraWasOff() }
   func add(_ samples: [IMUSample]) {}
   var mapKeyframes: [Keyframe] { [] }
   func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (

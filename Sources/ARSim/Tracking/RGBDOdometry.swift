@@ -41,6 +41,13 @@ final class RGBDOdometry: Odometry {
   /// Frames since the camera was off (``cameraWasOff()``) while no relocalisation succeeded; nil when
   /// tracking runs frame to frame.
   private var framesSinceGap: Int?
+  /// The IMU's prediction across the gap while relocalising after it (nil without one).
+  private var gapPrediction: GapPrediction?
+  /// The frame before the last, when the last was measured frame to frame from it (nil otherwise),
+  /// with the IMU samples between them: the velocity a prediction across a gap starts with.
+  private var lastMeasuredStep: GapPrediction.Step?
+  /// The IMU samples recorded since the last frame.
+  private var samples: [IMUSample] = []
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
   /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
   /// within half a readout and one interval of the last, and a sample exactly one interval out stays
@@ -82,6 +89,7 @@ final class RGBDOdometry: Odometry {
       replenish(gray: gray, depth: depth)
       addKeyframe(gray: gray, depth: depth)
       previousPose = nil
+      lastMeasuredStep = nil
       return result(
         quality: tracks.count >= options.minInliers ? .normal : .insufficientFeatures, source: .origin,
         inliers: tracks.count)
@@ -168,6 +176,9 @@ final class RGBDOdometry: Odometry {
     }
     // After relocalisation the motion since the last pose is unknown: restart from rest.
     previousPose = source == .relocalization ? pose : lastPose
+    lastMeasuredStep =
+      [.features, .depth].contains(source) && quality != .excessiveMotion
+      ? previousTimestamp.map { GapPrediction.Step(time: $0, oFromOptical: lastPose, samples: samples) } : nil
 
     let deformation =
       source == .features && quality == .normal ? closeLoop(gray: gray, depth: depth) : nil
@@ -309,6 +320,8 @@ final class RGBDOdometry: Odometry {
   /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
   /// shutter's correction).
   func add(_ samples: [IMUSample]) {
+    gapPrediction?.add(samples)
+    self.samples = samples
     rates = samples.compactMap { sample in sample.rotationRate.map { (sample.timestamp, $0) } }
   }
 
@@ -379,38 +392,67 @@ final class RGBDOdometry: Odometry {
   /// The camera was off: the motion since the last frame is unknown, so frame-to-frame tracking
   /// (KLT from the last image, depth alignment from rest) would measure a wrong pose. The next
   /// frames relocalise against the keyframes instead.
-  func cameraWasOff() {
+  func cameraWasOff() { cameraWasOff(gravity: nil) }
+
+  /// ``cameraWasOff()`` with gravity known (nil: not estimated): the relocalised pose after the gap
+  /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
+  /// the gap.
+  func cameraWasOff(gravity: GapPrediction.Gravity?) {
     framesSinceGap = 0
     tracks.removeAll()
+    gapPrediction = previousTimestamp.map { time in
+      GapPrediction(
+        time: time, oFromOptical: pose, previous: lastMeasuredStep, gravity: gravity,
+        options: options.relocalization)
+    }
   }
 
   /// After the camera was off: the frame relocalised against every keyframe (place recognition),
-  /// which resumes tracking from the found pose (nil: the caller carries on with it); else, while
-  /// under ``TrackerOptions/Relocalization/maxRelocalizingFrames``, a `relocalizing` result with
-  /// the last pose held. Beyond that the place is taken as new and tracking resumes frame to frame
-  /// from the held pose (the map continues from there: a discontinuity the frames' states show).
+  /// which resumes tracking from the found pose (nil: the caller carries on with it). Where the IMU's
+  /// samples span the gap (``GapPrediction``), a found pose must agree with their prediction (a place
+  /// recognised one texture period away is rejected), and when none does tracking resumes from the
+  /// predicted pose itself, on the first frame (the prediction only worsens with time; the frame is
+  /// `relocalizing`, those after it tracked frame to frame). Without a prediction, while under
+  /// ``TrackerOptions/Relocalization/maxRelocalizingFrames``, a `relocalizing` result with the last
+  /// pose held; beyond that the place is taken as new and tracking resumes frame to frame from the
+  /// held pose (the map continues from there: a discontinuity the frames' states show).
   private func recoverAfterGap(gray: GrayImage, depth: FrameDepth?) -> OdometryResult? {
     guard let gap = framesSinceGap else { return nil }
     var clock = ContinuousClock.now
-    if let (found, _, inliers) = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...]) {
-      framesSinceGap = nil
-      pose = found
-      previousPose = found
-      framesWithoutMeasurement = 0
-      framesWithoutFeatures = 0
-      trustedKeyframes = nil
-      clock = lap(&timings.pose, since: clock)
-      replenish(gray: gray, depth: depth)
-      if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
-      lap(&timings.map, since: clock)
-      return result(
-        quality: inliers >= options.normalInliers ? .normal : .insufficientFeatures, source: .relocalization,
-        inliers: inliers)
-    }
+    let time = frameTime
+    let predicted = gapPrediction?.prediction(at: time)
+    let found = relocalize(
+      gray: gray, depth: depth, keyframes: keyframes.keyframes[...],
+      accepts: { [gapPrediction] in gapPrediction?.agrees(with: $0, at: time) ?? true })
     lap(&timings.pose, since: clock)
-    framesSinceGap = gap + 1 > options.relocalization.maxRelocalizingFrames ? nil : gap + 1
-    previousPose = pose
-    return result(quality: .relocalizing, source: .prediction, inliers: 0)
+    let resumed: (pose: RigidTransform, quality: TrackingQuality, source: PoseSource, inliers: Int)
+    if let found {
+      resumed = (
+        found.pose, found.inliers >= options.normalInliers ? .normal : .insufficientFeatures, .relocalization,
+        found.inliers
+      )
+    } else if let predicted, predicted.translationSigma != nil {
+      resumed = (predicted.oFromOptical, .relocalizing, .prediction, 0)
+    } else {
+      framesSinceGap = gap + 1 > options.relocalization.maxRelocalizingFrames ? nil : gap + 1
+      if framesSinceGap == nil { gapPrediction = nil }
+      previousPose = pose
+      return result(quality: .relocalizing, source: .prediction, inliers: 0)
+    }
+    framesSinceGap = nil
+    gapPrediction = nil
+    lastMeasuredStep = nil
+    pose = resumed.pose
+    previousPose = resumed.pose
+    framesWithoutMeasurement = 0
+    framesWithoutFeatures = 0
+    trustedKeyframes = nil
+    tracks.removeAll()
+    clock = ContinuousClock.now
+    replenish(gray: gray, depth: depth)
+    if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
+    lap(&timings.map, since: clock)
+    return result(quality: resumed.quality, source: resumed.source, inliers: resumed.inliers)
   }
 
   var mapKeyframes: [Keyframe] { keyframes.keyframes }
@@ -434,7 +476,10 @@ final class RGBDOdometry: Odometry {
   }
 
   /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
-  private func relocalize(gray: GrayImage, depth: FrameDepth?, keyframes: ArraySlice<Keyframe>)
+  private func relocalize(
+    gray: GrayImage, depth: FrameDepth?, keyframes: ArraySlice<Keyframe>,
+    accepts: (RigidTransform) -> Bool = { _ in true }
+  )
     -> (pose: RigidTransform, source: PoseSource, inliers: Int)?
   {
     let start = ContinuousClock.now
@@ -442,7 +487,7 @@ final class RGBDOdometry: Odometry {
     guard
       let (found, inliers) = relocalizer.relocalize(
         gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex),
-        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } })
+        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } }, accepts: accepts)
     else { return nil }
     tracks.removeAll()
     return (found, .relocalization, inliers)

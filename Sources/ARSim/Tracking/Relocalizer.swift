@@ -24,28 +24,33 @@ struct Relocalizer {
   /// depth): where it exists a pose is kept only when most inliers' depths agree with it
   /// (``depthAgrees(_:)``), which rejects the wrong poses PnP finds on a few ambiguous matches.
   /// Deterministic: ties in the ranking go to the more recent keyframe, RANSAC takes `seed`.
+  /// `accepts` may reject a found pose (O from the optical frame) on other evidence (the IMU's
+  /// prediction across a gap, ``GapPrediction``): the next-ranked keyframe is tried then.
   func relocalize(
     gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
-    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, accepts: (RigidTransform) -> Bool = { _ in true }
   )
     -> (oFromOptical: RigidTransform, inliers: Int)?
   {
-    locate(gray: gray, against: keyframes, seed: seed, depthAt: depthAt).map { ($0.oFromOptical, $0.inliers) }
+    locate(gray: gray, against: keyframes, seed: seed, depthAt: depthAt, accepts: accepts).map {
+      ($0.oFromOptical, $0.inliers)
+    }
   }
 
-  /// ``relocalize(gray:against:seed:depthAt:)`` with the PnP inliers: what a front end without depth
+  /// ``relocalize(gray:against:seed:depthAt:accepts:)`` with the PnP inliers: what a front end without depth
   /// (monocular) restarts its tracks and landmarks from; `extendingByProjection`, with more of the
   /// map's points than one keyframe's matches give and the pose refined on them
   /// (``extended(_:keypoints:descriptors:against:)``).
   func locate(
     gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
-    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, extendingByProjection: Bool = false
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, extendingByProjection: Bool = false,
+    accepts: (RigidTransform) -> Bool = { _ in true }
   ) -> Location? {
     guard !keyframes.isEmpty, let (keypoints, descriptors) = features(in: gray) else { return nil }
     let candidates = Array(keyframes.indices.reversed().prefix(options.recognizedKeyframes))
     let found = locate(
       keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates, seed: seed,
-      depthAt: depthAt)
+      depthAt: depthAt, accepts: accepts)
     guard extendingByProjection, let found else { return found }
     return extended(found, keypoints: keypoints, descriptors: descriptors, against: keyframes)
   }
@@ -112,7 +117,7 @@ struct Relocalizer {
   /// The best match's descriptor distance must be below this fraction of the second best's there.
   static let guidedRatio = 0.8
 
-  /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:)``
+  /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:accepts:)``
   /// (``TrackerOptions/Relocalization/queryFeatures`` of them), or nil when too few are found.
   func features(in gray: GrayImage) -> (keypoints: [Keypoint], descriptors: [ORBDescriptor])? {
     let orb = FeatureDetector(
@@ -125,10 +130,11 @@ struct Relocalizer {
 
   /// Locates a frame, given its ORB features, against the `candidates` (indices into `keyframes`):
   /// each scored by its cross-checked matches, then PnP RANSAC on the best-scored as in
-  /// ``relocalize(gray:against:seed:depthAt:)``.
+  /// ``relocalize(gray:against:seed:depthAt:accepts:)``.
   func locate(
     keypoints: [Keypoint], descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>,
-    candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?
+    candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?,
+    accepts: (RigidTransform) -> Bool = { _ in true }
   ) -> Location? {
     // Place recognition: every candidate keyframe scored by its matches.
     var ranked: [(index: Int, matches: [DescriptorMatch])] = []
@@ -166,10 +172,12 @@ struct Relocalizer {
         if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
       }
       guard depthAgrees(measured: measured, agreeing: agreeing) else { continue }
+      let oFromOptical = RigidTransform(found).inverse
+      guard accepts(oFromOptical) else { continue }
       let inliers = zip(matches, mask).filter(\.1).map { match, _ in
         (pixel: keypoints[match.a].position, point: keyframe.points[match.b])
       }
-      return Location(oFromOptical: RigidTransform(found).inverse, matches: inliers, keyframe: index)
+      return Location(oFromOptical: oFromOptical, matches: inliers, keyframe: index)
     }
     return nil
   }

@@ -108,6 +108,23 @@ extension TrackerOptions {
     public var mapAgreementTranslation = 0.02
     /// ... and this many degrees. Default 1.
     public var mapAgreementDegrees = 1.0
+    /// After a gap in the frames, a relocalised pose must agree with the IMU's prediction across it
+    /// (``GapPrediction``) within this many standard deviations. Default 3.
+    public var gapSigmas = 3.0
+    /// The predicted position's standard deviation at the gap's start (the last pose's error),
+    /// metres. Default 0.02.
+    public var gapPositionSigma = 0.02
+    /// The error of the velocity the prediction starts from (from the last two poses), m/s.
+    /// Default 0.05.
+    public var gapVelocitySigma = 0.05
+    /// The integrated acceleration's error besides gravity's direction (bias and noise), m/s².
+    /// Default 0.05.
+    public var gapAccelerationSigma = 0.05
+    /// The gyroscope-integrated rotation's standard deviation per second of gap, degrees. Default 1.
+    public var gapRotationSigmaDegrees = 1.0
+    /// Longest interval between IMU samples, seconds, over which the prediction holds the last one;
+    /// beyond it (the samples stopped) nothing is predicted. Default 0.1.
+    public var maxSampleGap = 0.1
 
     /// The defaults.
     public init() {}
