@@ -24,8 +24,8 @@ extension PlaneSegmenter {
     for i in inliers {
       let p = positions[i]
       let d = plane.signedDistance(to: p)
-      let cx = Int64((simd_dot(e1, p) * inverseCell).rounded(.down))
-      let cy = Int64((simd_dot(e2, p) * inverseCell).rounded(.down))
+      let cx = PlaneCells.floor(simd_dot(e1, p) * inverseCell)
+      let cy = PlaneCells.floor(simd_dot(e2, p) * inverseCell)
       let key = PlaneCells.key(cx, cy)
       if let cell = cellOfKey[key] {
         members[cell].append(i)
@@ -99,8 +99,8 @@ extension PlaneSegmenter {
     let inverseCell = 1 / options.regionCellSize
     func key(_ p: SIMD3<Double>) -> Int64 {
       PlaneCells.key(
-        Int64((simd_dot(e1, p) * inverseCell).rounded(.down)),
-        Int64((simd_dot(e2, p) * inverseCell).rounded(.down)))
+        PlaneCells.floor(simd_dot(e1, p) * inverseCell),
+        PlaneCells.floor(simd_dot(e2, p) * inverseCell))
     }
     var regionOfCell: [Int64: Int] = [:]
     for (r, region) in regions.enumerated() {

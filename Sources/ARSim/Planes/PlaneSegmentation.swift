@@ -287,7 +287,7 @@ struct PlaneSegmenter {
     _ plane: Plane, on inliers: [Int], alignment: ARPlaneAnchor.Alignment, positions: [SIMD3<Double>]
   ) -> Plane? {
     GravityAlignedPlane.fit(
-      PlaneMoments(points: inliers.lazy.map { positions[$0] }), alignment: alignment, reference: plane.normal)
+      PlaneMoments(inliers, of: positions), alignment: alignment, reference: plane.normal)
   }
 
   /// The layer of `inliers` of half the inlier distance's thickness that holds the most of them (by
@@ -367,7 +367,7 @@ struct PlaneSegmenter {
       guard Double(depthVoxels) >= options.minimumDepthShare * Double(region.count) else { return nil }
     }
     let points = region.map { positions[$0] }
-    let moments = PlaneMoments(points: points)
+    let moments = PlaneMoments(region, of: positions)
     guard GravityAlignedPlane.isWithinTolerance(moments, alignment: alignment, options: options),
       let plane = GravityAlignedPlane.fit(moments, alignment: alignment, reference: reference)
     else { return nil }
@@ -383,8 +383,28 @@ struct PlaneSegmenter {
   }
 }
 
+extension PlaneMoments {
+  /// The moments of `positions[i]` for each `i` of `indices`, added in that order: the same sums as
+  /// `PlaneMoments(points:)` of those points, without its generic iteration (not specialised across the
+  /// module boundary, it cost a few hundred instructions a point).
+  init(_ indices: [Int], of positions: [SIMD3<Double>]) {
+    self.init()
+    positions.withUnsafeBufferPointer { p in
+      for i in indices { add(p[i]) }
+    }
+  }
+}
+
 /// Packed integer cell coordinates of the 2-D grids on planes.
 enum PlaneCells {
+  /// `x` rounded down, as `Int64(x.rounded(.down))` (the same value, and the same trap for NaN or a value
+  /// out of range), without the call to the C library's `floor` that x86-64 without SSE 4.1 makes.
+  @inline(__always)
+  static func floor(_ x: Double) -> Int64 {
+    let truncated = Int64(x)
+    return Double(truncated) > x ? truncated - 1 : truncated
+  }
+
   /// The key of cell `(x, y)` (each within ±2³¹).
   @inline(__always)
   static func key(_ x: Int64, _ y: Int64) -> Int64 {

@@ -175,7 +175,7 @@ struct PlaneTrack {
 
   @inline(__always)
   private func cell(_ p: SIMD2<Double>) -> (Int64, Int64) {
-    (Int64((p.x / cellSize).rounded(.down)), Int64((p.y / cellSize).rounded(.down)))
+    (PlaneCells.floor(p.x / cellSize), PlaneCells.floor(p.y / cellSize))
   }
 
   /// Whether the cell of `p` (anchor 2-D) or one of its eight neighbours is occupied.

@@ -60,15 +60,16 @@ struct PlaneVoxelMap {
 
   /// The packed coordinates of the voxel holding `point`, or `nil` when the point is not finite or
   /// farther than 2²⁰ voxels from the origin.
+  @inline(__always)
   func key(of point: SIMD3<Double>) -> Int64? {
     let scaled = point * inverseSize
     let limit = Double(Self.offset)
     guard scaled.x.magnitude < limit, scaled.y.magnitude < limit, scaled.z.magnitude < limit else {
       return nil  // also rejects NaN (comparisons with NaN are false)
     }
-    let ix = Int64(scaled.x.rounded(.down)) + Self.offset
-    let iy = Int64(scaled.y.rounded(.down)) + Self.offset
-    let iz = Int64(scaled.z.rounded(.down)) + Self.offset
+    let ix = PlaneCells.floor(scaled.x) + Self.offset
+    let iy = PlaneCells.floor(scaled.y) + Self.offset
+    let iz = PlaneCells.floor(scaled.z) + Self.offset
     return (ix << 42) | (iy << 21) | iz
   }
 
@@ -89,11 +90,19 @@ struct PlaneVoxelMap {
   /// one point's memory accesses do not wait for the previous point's, so their misses overlap.
   mutating func observe(_ points: [SIMD3<Float>], frame: Int32, touched: inout [Int32]) {
     scratchSlots.removeAll(keepingCapacity: true)
+    scratchSlots.reserveCapacity(points.count)
+    touched.reserveCapacity(touched.count + points.count)
     for point in points { scratchSlots.append(slot(for: SIMD3<Double>(point), frame: frame) ?? -1) }
     scratchSlots.withUnsafeBufferPointer { slots in
-      for (k, point) in points.enumerated() where slots[k] >= 0 {
-        if accumulate(SIMD3<Double>(point), slot: slots[k], frame: frame, depth: true) {
-          touched.append(slots[k])
+      points.withUnsafeBufferPointer { points in
+        voxels.withUnsafeMutableBufferPointer { voxels in
+          for k in points.indices where slots[k] >= 0 {
+            let slot = slots[k]
+            if Self.accumulate(SIMD3<Double>(points[k]), into: &voxels[Int(slot)], frame: frame, depth: true)
+            {
+              touched.append(slot)
+            }
+          }
         }
       }
     }
@@ -123,18 +132,25 @@ struct PlaneVoxelMap {
   /// Adds `point`, observed in `frame` (frames count from 1) by the depth sensor (`depth`) or as a
   /// feature point, to the voxel in `slot`; true when it is the voxel's first point in `frame`.
   private mutating func accumulate(_ point: SIMD3<Double>, slot: Int32, frame: Int32, depth: Bool) -> Bool {
-    let i = Int(slot)
-    if depth { voxels[i].seenInDepth = true }
-    if voxels[i].weight >= Self.weightCap {
-      voxels[i].sum *= Double((Self.weightCap - 1) / Self.weightCap)
-      voxels[i].weight = Self.weightCap - 1
+    Self.accumulate(point, into: &voxels[Int(slot)], frame: frame, depth: depth)
+  }
+
+  /// ``accumulate(_:slot:frame:depth:)`` on the voxel itself.
+  @inline(__always)
+  private static func accumulate(
+    _ point: SIMD3<Double>, into voxel: inout PlaneVoxel, frame: Int32, depth: Bool
+  ) -> Bool {
+    if depth { voxel.seenInDepth = true }
+    if voxel.weight >= weightCap {
+      voxel.sum *= Double((weightCap - 1) / weightCap)
+      voxel.weight = weightCap - 1
     }
-    voxels[i].sum += point
-    voxels[i].weight += 1
-    if voxels[i].observations < Int32.max { voxels[i].observations += 1 }
-    voxels[i].lastSeen = frame
-    guard voxels[i].touchStamp != frame else { return false }
-    voxels[i].touchStamp = frame
+    voxel.sum += point
+    voxel.weight += 1
+    if voxel.observations < Int32.max { voxel.observations += 1 }
+    voxel.lastSeen = frame
+    guard voxel.touchStamp != frame else { return false }
+    voxel.touchStamp = frame
     return true
   }
 
@@ -184,7 +200,7 @@ struct PlaneVoxelMap {
   /// Moves each voxel by its own correction (`newWorldFromOld`; nil: it stays), then re-keys and merges
   /// as ``applyWorldCorrection(_:)`` does: a loop closure's deformation of the world.
   mutating func applyWorldCorrection(each correctionOf: (PlaneVoxel) -> RigidTransform?) {
-    var index = VoxelIndex()
+    var index = VoxelIndex(minimumCapacity: count)
     for i in voxels.indices where voxels[i].track != -2 {
       var voxel = voxels[i]
       if let correction = correctionOf(voxel) {

@@ -22,9 +22,12 @@ package struct VoxelIndex {
   /// A key that no voxel has: packed coordinates are non-negative.
   private static let empty: Int64 = -1
 
-  package init() {
-    buckets = [Bucket](repeating: Bucket(key: Self.empty, slot: 0), count: 1024)
-    shift = 64 - 10
+  /// An empty index that holds `minimumCapacity` keys before it first grows (at least 512).
+  package init(minimumCapacity: Int = 0) {
+    var log2Count = 10
+    while (1 << log2Count) < 2 * minimumCapacity { log2Count += 1 }
+    buckets = [Bucket](repeating: Bucket(key: Self.empty, slot: 0), count: 1 << log2Count)
+    shift = UInt64(64 - log2Count)
   }
 
   @inline(__always)
