@@ -21,6 +21,7 @@
 #include <opencv2/video/tracking.hpp>
 
 #include "cvision.h"
+#include "klt.hpp"
 #include "status.hpp"
 
 namespace {
@@ -289,9 +290,8 @@ struct KLTCall {
   std::vector<cv::Point2f> *to = nullptr;
   std::vector<uchar> *tracked = nullptr;
   std::vector<float> *errors = nullptr;
-  cv::Size window;
-  int levels = 0, flags = 0;
-  cv::TermCriteria criteria;
+  cvision::LKSettings settings;
+  cvision::LKKernels kernels = cvision::LKKernels::automatic;
   size_t count = 0;
   /// Where each share starts, then `count` (``klt_share_starts``).
   const std::vector<size_t> *starts = nullptr;
@@ -318,11 +318,13 @@ KLTShareInput klt_share_input(const KLTCall &call, size_t share) {
 }
 
 /// Tracks one share's points (`from`, starting at the guesses `to`) with `call`'s settings.
-KLTShareResult track_klt_share(cv::InputArray previous, cv::InputArray next, const KLTCall &call,
-                               std::vector<cv::Point2f> from, std::vector<cv::Point2f> to) {
+KLTShareResult track_klt_share(const std::vector<cv::Mat> &previous, const std::vector<cv::Mat> &next,
+                               const KLTCall &call, std::vector<cv::Point2f> from, std::vector<cv::Point2f> to) {
   KLTShareResult result;
-  cv::calcOpticalFlowPyrLK(previous, next, from, to, result.tracked, result.errors, call.window, call.levels,
-                           call.criteria, call.flags);
+  result.tracked.resize(from.size());
+  result.errors.resize(from.size());
+  cvision::track_lk(previous, next, from.data(), to.data(), result.tracked.data(), result.errors.data(), from.size(),
+                    call.settings, call.kernels);
   result.to = std::move(to);
   return result;
 }
@@ -426,9 +428,8 @@ class KLTHelper {
         *open = Share::taken;
         const size_t share = size_t(open - state_.begin());
         KLTShareInput input = klt_share_input(*call, share);
-        const KLTCall settings = {{}, {}, nullptr, nullptr, nullptr, nullptr, nullptr,
-                                  call->window, call->levels, call->flags, call->criteria, call->count,
-                                  nullptr};
+        const KLTCall settings = {{},     {},           nullptr,        nullptr, nullptr, nullptr, nullptr,
+                                  call->settings, call->kernels, call->count, nullptr};
         lock.unlock();
         KLTShareResult result;
         bool ok = true;
@@ -458,13 +459,12 @@ class KLTHelper {
   uint64_t generation_ = 0;
 };
 
-/// The common body of both KLT entry points: `previous` and `next` are images or pyramids.
-/// `levels` are the two pyramids when `previous` and `next` are pyramids (then the helper thread may
-/// take a share of the points), else nil.
-int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, int32_t height,
-                  const float *previous_points, int32_t count, const cv_klt_params &params, float *next_points,
-                  uint8_t *found, float *error,
-                  const std::pair<const std::vector<cv::Mat> &, const std::vector<cv::Mat> &> *levels) {
+/// The common body of the KLT entry points: `previous` is a pyramid with derivatives, `next` one with or
+/// without (cv::buildOpticalFlowPyramid's). When `shared`, the helper thread may take a share of the
+/// points (``cv_set_klt_threads``). `implementation` is a CV_KLT_* value.
+int32_t track_klt(const std::vector<cv::Mat> &previous, const std::vector<cv::Mat> &next, int32_t width,
+                  int32_t height, const float *previous_points, int32_t count, const cv_klt_params &params,
+                  float *next_points, uint8_t *found, float *error, bool shared, int32_t implementation) {
   if (count == 0) return CV_OK;
   cvision::require_pointer(previous_points, "previous_points");
   cvision::require_pointer(next_points, "next_points");
@@ -477,9 +477,7 @@ int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, i
       fail(CV_ERR_INVALID_ARGUMENT, "previous_points[%d] is not finite", i);
     }
   }
-  int flags = 0;
   if (params.use_initial != 0) {
-    flags = cv::OPTFLOW_USE_INITIAL_FLOW;
     to.resize(size_t(count));
     for (int32_t i = 0; i < count; ++i) {
       to[i] = cv::Point2f(next_points[2 * i], next_points[2 * i + 1]);
@@ -491,29 +489,39 @@ int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, i
   to.resize(size_t(count));
   std::vector<uchar> tracked(static_cast<size_t>(count));
   std::vector<float> errors(static_cast<size_t>(count));
-  const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
-                                  double(params.epsilon));
+  cvision::LKSettings settings;
+  settings.window = params.window;
+  settings.levels = params.levels;
+  settings.max_iterations = params.max_iterations;
+  settings.epsilon = double(params.epsilon);
+  settings.use_initial = params.use_initial != 0;
+  const cvision::LKKernels kernels =
+      implementation == CV_KLT_PORTABLE ? cvision::LKKernels::portable : cvision::LKKernels::automatic;
   const std::vector<size_t> starts = klt_share_starts(size_t(count));
   const size_t shares = starts.size() - 1;
-  if (levels == nullptr || klt_threads.load(std::memory_order_relaxed) < 2 || shares < 2) {
+  if (implementation == CV_KLT_OPENCV) {
+    const cv::TermCriteria criteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, params.max_iterations,
+                                    double(params.epsilon));
     cv::calcOpticalFlowPyrLK(previous, next, from, to, tracked, errors, cv::Size(params.window, params.window),
-                             params.levels, criteria, flags);
+                             params.levels, criteria, settings.use_initial ? cv::OPTFLOW_USE_INITIAL_FLOW : 0,
+                             double(settings.min_eigenvalue));
+  } else if (!shared || klt_threads.load(std::memory_order_relaxed) < 2 || shares < 2) {
+    cvision::track_lk(previous, next, from.data(), to.data(), tracked.data(), errors.data(), size_t(count), settings,
+                      kernels);
   } else {
     // Each point is tracked from its own start and guess alone, so sharing the points out between
     // this thread and the helper gives the same result, bit for bit.
     const std::vector<cv::Point2f> guesses = to;
     KLTCall call;
-    call.previous = levels->first;
-    call.next = levels->second;
+    call.previous = previous;
+    call.next = next;
     call.from = &from;
     call.guesses = &guesses;
     call.to = &to;
     call.tracked = &tracked;
     call.errors = &errors;
-    call.window = cv::Size(params.window, params.window);
-    call.levels = params.levels;
-    call.flags = flags;
-    call.criteria = criteria;
+    call.settings = settings;
+    call.kernels = kernels;
     call.count = size_t(count);
     call.starts = &starts;
     KLTHelper::shared().run(call, shares);
@@ -534,9 +542,9 @@ int32_t track_klt(cv::InputArray previous, cv::InputArray next, int32_t width, i
 
 }  // namespace
 
-extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
-                                int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
-                                float *error, cv_status *status) noexcept {
+extern "C" int32_t cv_track_klt_using(cv_gray_image previous, cv_gray_image next, const float *previous_points,
+                                      int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
+                                      float *error, int32_t implementation, cv_status *status) noexcept {
   return cvision::guarded(status, "cv_track_klt", [&](cv_status *) -> int32_t {
     const cv::Mat prev_mat = cvision::wrap_gray(previous, "previous");
     const cv::Mat next_mat = cvision::wrap_gray(next, "next");
@@ -545,10 +553,30 @@ extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, cons
            previous.height, next.width, next.height);
     }
     check_klt_params(params, count);
-    return track_klt(prev_mat, next_mat, next.width, next.height, previous_points, count, params, next_points, found,
-                     error, nullptr);
+    if (implementation != CV_KLT_AUTOMATIC && implementation != CV_KLT_PORTABLE && implementation != CV_KLT_OPENCV) {
+      fail(CV_ERR_INVALID_ARGUMENT, "implementation must be CV_KLT_AUTOMATIC, CV_KLT_PORTABLE or CV_KLT_OPENCV (got %d)",
+           implementation);
+    }
+    if (count == 0) return CV_OK;
+    // The pyramids calcOpticalFlowPyrLK builds from images: levels bordered by the window, and the
+    // previous image's Scharr derivatives (zero outside the image).
+    std::vector<cv::Mat> previous_levels, next_levels;
+    const cv::Size window(params.window, params.window);
+    cv::buildOpticalFlowPyramid(prev_mat, previous_levels, window, params.levels, true);
+    cv::buildOpticalFlowPyramid(next_mat, next_levels, window, params.levels, false);
+    return track_klt(previous_levels, next_levels, next.width, next.height, previous_points, count, params,
+                     next_points, found, error, false, implementation);
   });
 }
+
+extern "C" int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
+                                int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
+                                float *error, cv_status *status) noexcept {
+  return cv_track_klt_using(previous, next, previous_points, count, params, next_points, found, error,
+                            CV_KLT_AUTOMATIC, status);
+}
+
+extern "C" int32_t cv_klt_vectorised(void) noexcept { return cvision::lk_avx2_available() ? 1 : 0; }
 
 extern "C" void cv_set_klt_threads(int32_t threads) noexcept {
   klt_threads.store(std::clamp(threads, int32_t(1), int32_t(2)), std::memory_order_relaxed);
@@ -597,10 +625,8 @@ extern "C" int32_t cv_track_klt_pyramids(const cv_pyramid *previous, const cv_py
       fail(CV_ERR_INVALID_ARGUMENT, "params (window %d, levels %d) do not match the pyramids (window %d, levels %d)",
            params.window, params.levels, previous->window, previous->levels_above_base);
     }
-    const std::pair<const std::vector<cv::Mat> &, const std::vector<cv::Mat> &> levels(previous->levels,
-                                                                                     next->levels);
     return track_klt(previous->levels, next->levels, next->width, next->height, previous_points, count, params,
-                     next_points, found, error, &levels);
+                     next_points, found, error, true, CV_KLT_AUTOMATIC);
   });
 }
 

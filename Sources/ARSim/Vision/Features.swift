@@ -196,6 +196,28 @@ package struct KLTParams: Sendable, Equatable, Codable {
   }
 }
 
+/// The implementations a KLT call on images can run; tests compare them
+/// (``OpticalFlow/trackKLT(from:to:points:params:initial:implementation:)``).
+package enum KLTImplementation: Sendable, CaseIterable {
+  /// CVision's tracker, AVX2 where the CPU has it: what tracking uses.
+  case automatic
+  /// CVision's tracker, portable code only: the same bits as `automatic`.
+  case portable
+  /// OpenCV's calcOpticalFlowPyrLK, which CVision's tracker follows (sums rounded in float).
+  case openCV
+
+  /// Whether `automatic` runs AVX2 code on this CPU.
+  package static var isVectorised: Bool { cv_klt_vectorised() != 0 }
+
+  var code: Int32 {
+    switch self {
+    case .automatic: Int32(CV_KLT_AUTOMATIC)
+    case .portable: Int32(CV_KLT_PORTABLE)
+    case .openCV: Int32(CV_KLT_OPENCV)
+    }
+  }
+}
+
 /// Sparse optical flow.
 /// A frame's image pyramid prepared for KLT, built once and used as the `to` image of one
 /// tracking call and the `from` image of the next. Owns the C++ pyramid and frees it in `deinit`.
@@ -276,10 +298,10 @@ package enum OpticalFlow {
   ///
   /// Returns one entry per point: its position in `to` in pixels, or `nil` when it was lost
   /// (no convergence, patch error above `params.maxError`, or outside the image).
-  /// `initial` (optional, one per point) are starting guesses in `to`.
+  /// `initial` (optional, one per point) are starting guesses in `to`. `implementation` is for tests.
   package static func trackKLT(
     from: GrayImage, to: GrayImage, points: [SIMD2<Float>], params: KLTParams = KLTParams(),
-    initial: [SIMD2<Float>]? = nil
+    initial: [SIMD2<Float>]? = nil, implementation: KLTImplementation = .automatic
   ) throws(VisionError) -> [SIMD2<Float>?] {
     if let initial, initial.count != points.count {
       throw .invalidArgument("initial has \(initial.count) points; points has \(points.count)")
@@ -311,13 +333,13 @@ package enum OpticalFlow {
         previous.withUnsafeBufferPointer { previousBuffer in
           next.withUnsafeMutableBufferPointer { nextBuffer in
             found.withUnsafeMutableBufferPointer { foundBuffer in
-              cv_track_klt(
+              cv_track_klt_using(
                 cv_gray_image(
                   pixels: fromPixels.baseAddress, width: fromWidth, height: fromHeight, stride: fromWidth),
                 cv_gray_image(
                   pixels: toPixels.baseAddress, width: toWidth, height: toHeight, stride: toWidth),
                 previousBuffer.baseAddress, count, cParams, nextBuffer.baseAddress, foundBuffer.baseAddress,
-                nil,
+                nil, implementation.code,
                 &status)
             }
           }

@@ -230,12 +230,29 @@ typedef struct cv_klt_params {
 } cv_klt_params;
 
 /// Tracks `count` points (x, y pairs) from `previous` to `next` with pyramidal
-/// Lucas-Kanade. `found[i]` is 1 when point i was tracked and stays inside the
-/// image, else 0. `error` (optional) receives the patch error per point. Input
-/// points (and initial guesses) must be finite.
+/// Lucas-Kanade (CVision's own, see CV_KLT_AUTOMATIC). `found[i]` is 1 when point i was
+/// tracked and stays inside the image, else 0. `error` (optional) receives the patch error
+/// per point. Input points (and initial guesses) must be finite.
 int32_t cv_track_klt(cv_gray_image previous, cv_gray_image next, const float *previous_points,
                      int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
                      float *error, cv_status *status) CVISION_NOEXCEPT;
+
+/// Implementations `cv_track_klt_using` can run. CVision's own tracker (the first two) follows
+/// OpenCV's cv::calcOpticalFlowPyrLK step for step but sums window products exactly in integers, so
+/// its results are the same bits on every CPU and differ from OpenCV's by its float rounding only.
+enum {
+  CV_KLT_AUTOMATIC = 0,  ///< CVision's tracker, AVX2 where the CPU has it (what every other call uses)
+  CV_KLT_PORTABLE = 1,   ///< CVision's tracker, portable code only (the same bits)
+  CV_KLT_OPENCV = 2      ///< OpenCV's cv::calcOpticalFlowPyrLK (a reference for tests)
+};
+
+/// `cv_track_klt` with a chosen implementation (CV_KLT_*), for tests.
+int32_t cv_track_klt_using(cv_gray_image previous, cv_gray_image next, const float *previous_points,
+                           int32_t count, cv_klt_params params, float *next_points, uint8_t *found,
+                           float *error, int32_t implementation, cv_status *status) CVISION_NOEXCEPT;
+
+/// 1 when CV_KLT_AUTOMATIC runs AVX2 code on this CPU, else 0.
+int32_t cv_klt_vectorised(void) CVISION_NOEXCEPT;
 
 /// Sets how many threads a KLT call on pyramids (`cv_track_klt_pyramids`) tracks its points on,
 /// process-wide: 1 (default) the calling thread alone, 2 the calling thread and a helper, each taking
