@@ -7,12 +7,15 @@ struct Keyframe {
   var points: [SIMD3<Double>]
   /// The time of the frame it was made from, seconds (the recording's clock); -∞ for a world map's.
   var time = -Double.infinity
+  /// Its depth at low resolution (RGB-D; nil without depth and for a world map's keyframes), which a
+  /// relocalised pose's frame depth must agree with (``Relocalizer``).
+  var depth: DepthThumbnail?
 
   /// The keyframe in another frame: `newFromO` applied to its pose and points.
   func moved(by newFromO: RigidTransform) -> Keyframe {
     Keyframe(
       oFromOptical: newFromO * oFromOptical, descriptors: descriptors,
-      points: points.map { newFromO.apply(to: $0) }, time: time)
+      points: points.map { newFromO.apply(to: $0) }, time: time, depth: depth)
   }
 }
 
@@ -46,10 +49,11 @@ struct KeyframeStore {
 
   /// Makes a keyframe of the frame at `oFromOptical` from its ORB features with a depth (`depthAt`
   /// gives the usable z-depth of a pixel, or nil); none when too few have one. `mask` (one byte per
-  /// pixel, non-zero where features may be) keeps ORB to where depths are known.
+  /// pixel, non-zero where features may be) keeps ORB to where depths are known. `depth`: the
+  /// frame's depth at low resolution, kept with the keyframe.
   mutating func add(
     gray: GrayImage, oFromOptical: RigidTransform, time: Double, mask: [UInt8]? = nil,
-    depthAt: (SIMD2<Float>) -> Double?
+    depth: DepthThumbnail? = nil, depthAt: (SIMD2<Float>) -> Double?
   ) {
     let orb = FeatureDetector(
       method: .orb, maxFeatures: options.keyframeFeatures, threshold: Float(options.orbThreshold),
@@ -63,7 +67,8 @@ struct KeyframeStore {
       points.append(oFromOptical.apply(to: intrinsics.backProject(SIMD2(keypoint.position), depth: d)))
     }
     guard kept.count >= options.minFeatures else { return }
-    keyframes.append(Keyframe(oFromOptical: oFromOptical, descriptors: kept, points: points, time: time))
+    keyframes.append(
+      Keyframe(oFromOptical: oFromOptical, descriptors: kept, points: points, time: time, depth: depth))
     if keyframes.count - adopted > options.maxKeyframes { keyframes.remove(at: adopted) }
   }
 

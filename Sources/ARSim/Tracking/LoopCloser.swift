@@ -95,7 +95,7 @@ struct LoopCloser {
   mutating func check(
     pose: RigidTransform, time: Double, gray: GrayImage, keyframes: ArraySlice<Keyframe>,
     relocalizer: Relocalizer,
-    seed: UInt64, depthAt: (SIMD2<Float>) -> Double?
+    seed: UInt64, depthAt: (SIMD2<Float>) -> Double?, view: () -> DepthThumbnail? = { nil }
   ) -> (keyframe: Int, correction: RigidTransform)? {
     guard options.enabled else { return nil }
     if let lastCheck {
@@ -110,7 +110,7 @@ struct LoopCloser {
     guard !candidates.isEmpty, let (keypoints, descriptors) = relocalizer.features(in: gray),
       let located = relocalizer.locate(
         keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates,
-        seed: seed, depthAt: depthAt),
+        seed: seed, depthAt: depthAt, view: view),
       located.inliers >= options.minInliers
     else {
       agreeing.removeAll()

@@ -211,7 +211,7 @@ final class RGBDOdometry: Odometry {
         pose: pose, time: frameTime, gray: gray, keyframes: keyframes.keyframes[keyframes.adopted...],
         relocalizer: relocalizer,
         seed: options.seed &+ UInt64(frameIndex),
-        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } })
+        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } }, view: { depth.flatMap(thumbnail) })
     else { return nil }
     let (corrected, deformation) = loops.close(
       loop: loop, correction: correction, pose: pose, time: frameTime, store: &keyframes)
@@ -472,7 +472,17 @@ final class RGBDOdometry: Odometry {
 
   private func addKeyframe(gray: GrayImage, depth: FrameDepth?) {
     guard let depth else { return }
-    keyframes.add(gray: gray, oFromOptical: pose, time: frameTime) { depthAt($0, in: depth) }
+    keyframes.add(gray: gray, oFromOptical: pose, time: frameTime, depth: thumbnail(depth)) {
+      depthAt($0, in: depth)
+    }
+  }
+
+  /// A frame's depth at low resolution (``DepthThumbnail``), within the depth range.
+  private func thumbnail(_ depth: FrameDepth) -> DepthThumbnail? {
+    let reloc = options.relocalization
+    return DepthThumbnail(
+      depth, maxWidth: reloc.thumbnailWidth, span: reloc.thumbnailSpan,
+      range: options.minDepth...options.maxDepth)
   }
 
   /// Relocalises against `keyframes` (most recent first); on success the tracks restart.
@@ -487,7 +497,8 @@ final class RGBDOdometry: Odometry {
     guard
       let (found, inliers) = relocalizer.relocalize(
         gray: gray, against: keyframes, seed: options.seed &+ UInt64(frameIndex),
-        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } }, accepts: accepts)
+        depthAt: { pixel in depth.flatMap { depthAt(pixel, in: $0) } }, view: { depth.flatMap(thumbnail) },
+        accepts: accepts)
     else { return nil }
     tracks.removeAll()
     return (found, .relocalization, inliers)

@@ -2,7 +2,8 @@
 /// brute-force Hamming matching of the frame's ORB features against every candidate keyframe's
 /// (capped at ``TrackerOptions/Relocalization/recognizedKeyframes``, most recent first), the
 /// keyframes ranked by their cross-checked matches, then PnP RANSAC (seeded) on the best-ranked
-/// keyframes' matched 3D points until one agrees.
+/// keyframes' matched 3D points until one agrees: with the frame's depth at its inliers and, where the
+/// keyframe kept its depth, with the frame's depth as a whole (``viewAgrees(_:_:keyframeFromFrame:)``).
 struct Relocalizer {
   let options: TrackerOptions.Relocalization
   let intrinsics: CameraIntrinsics
@@ -23,16 +24,21 @@ struct Relocalizer {
   /// `depthAt` gives the frame's usable z-depth at a pixel (nil where unknown, or always nil without
   /// depth): where it exists a pose is kept only when most inliers' depths agree with it
   /// (``depthAgrees(_:)``), which rejects the wrong poses PnP finds on a few ambiguous matches.
-  /// Deterministic: ties in the ranking go to the more recent keyframe, RANSAC takes `seed`.
+  /// `view` gives the frame's depth thumbnail (nil without depth; asked once, when a found pose is
+  /// first checked against a keyframe with one): the pose must then pass the view check
+  /// (``viewAgrees(_:_:keyframeFromFrame:)``), which rejects a place recognised one period of a
+  /// repeated texture away. Deterministic: ties in the ranking go to the more recent keyframe, RANSAC
+  /// takes `seed`.
   /// `accepts` may reject a found pose (O from the optical frame) on other evidence (the IMU's
   /// prediction across a gap, ``GapPrediction``): the next-ranked keyframe is tried then.
   func relocalize(
     gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
-    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, accepts: (RigidTransform) -> Bool = { _ in true }
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, view: () -> DepthThumbnail? = { nil },
+    accepts: (RigidTransform) -> Bool = { _ in true }
   )
     -> (oFromOptical: RigidTransform, inliers: Int)?
   {
-    locate(gray: gray, against: keyframes, seed: seed, depthAt: depthAt, accepts: accepts).map {
+    locate(gray: gray, against: keyframes, seed: seed, depthAt: depthAt, view: view, accepts: accepts).map {
       ($0.oFromOptical, $0.inliers)
     }
   }
@@ -43,14 +49,14 @@ struct Relocalizer {
   /// (``extended(_:keypoints:descriptors:against:)``).
   func locate(
     gray: GrayImage, against keyframes: ArraySlice<Keyframe>, seed: UInt64,
-    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, extendingByProjection: Bool = false,
-    accepts: (RigidTransform) -> Bool = { _ in true }
+    depthAt: (SIMD2<Float>) -> Double? = { _ in nil }, view: () -> DepthThumbnail? = { nil },
+    extendingByProjection: Bool = false, accepts: (RigidTransform) -> Bool = { _ in true }
   ) -> Location? {
     guard !keyframes.isEmpty, let (keypoints, descriptors) = features(in: gray) else { return nil }
     let candidates = Array(keyframes.indices.reversed().prefix(options.recognizedKeyframes))
     let found = locate(
       keypoints: keypoints, descriptors: descriptors, against: keyframes, candidates: candidates, seed: seed,
-      depthAt: depthAt, accepts: accepts)
+      depthAt: depthAt, view: view, accepts: accepts)
     guard extendingByProjection, let found else { return found }
     return extended(found, keypoints: keypoints, descriptors: descriptors, against: keyframes)
   }
@@ -134,7 +140,7 @@ struct Relocalizer {
   func locate(
     keypoints: [Keypoint], descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>,
     candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?,
-    accepts: (RigidTransform) -> Bool = { _ in true }
+    view: () -> DepthThumbnail? = { nil }, accepts: (RigidTransform) -> Bool = { _ in true }
   ) -> Location? {
     // Place recognition: every candidate keyframe scored by its matches.
     var ranked: [(index: Int, matches: [DescriptorMatch])] = []
@@ -147,32 +153,33 @@ struct Relocalizer {
       else { continue }
       ranked.append((index, matches))
     }
+    // The frame's depth thumbnail, made when a found pose is first checked against a keyframe's.
+    var thumbnail: DepthThumbnail??
     ranked.sort {
       $0.matches.count != $1.matches.count ? $0.matches.count > $1.matches.count : $0.index > $1.index
     }
     for (index, matches) in ranked.prefix(options.searchedKeyframes) {
       let keyframe = keyframes[index]
-      let world = matches.map { keyframe.points[$0.b] }
-      let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
       guard
-        let (found, mask) = try? PoseSolver.solvePnPRansac(
-          worldPoints: world, imagePoints: image, intrinsics: intrinsics,
-          threshold: options.reprojectionThreshold, confidence: 0.999,
-          maxIterations: options.ransacIterations,
-          seed: seed),
-        mask.count(where: { $0 }) >= options.minMatches
+        let (found, mask) = solvePose(
+          matches, keypoints: keypoints, keyframe: keyframe, seed: seed, depthAt: depthAt)
       else { continue }
-      // Depth check: each inlier's point, in the found camera, against the frame's own depth there.
-      var measured = 0
-      var agreeing = 0
-      for (match, isInlier) in zip(matches, mask) where isInlier {
-        guard let d = depthAt(keypoints[match.a].position) else { continue }
-        measured += 1
-        let z = found.apply(keyframe.points[match.b]).z
-        if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
+      let oFromOptical = found.inverse
+      // View check: the frame's depth against the keyframe's (thumbnails), where both are known.
+      if let kept = keyframe.depth {
+        let frame: DepthThumbnail?
+        if let made = thumbnail {
+          frame = made
+        } else {
+          frame = view()
+          thumbnail = .some(frame)
+        }
+        if let frame,
+          !viewAgrees(frame, kept, keyframeFromFrame: keyframe.oFromOptical.inverse * oFromOptical)
+        {
+          continue
+        }
       }
-      guard depthAgrees(measured: measured, agreeing: agreeing) else { continue }
-      let oFromOptical = RigidTransform(found).inverse
       guard accepts(oFromOptical) else { continue }
       let inliers = zip(matches, mask).filter(\.1).map { match, _ in
         (pixel: keypoints[match.a].position, point: keyframe.points[match.b])
@@ -180,6 +187,63 @@ struct Relocalizer {
       return Location(oFromOptical: oFromOptical, matches: inliers, keyframe: index)
     }
     return nil
+  }
+
+  /// The frame's pose (optical from O) by PnP RANSAC on its `matches` to `keyframe`'s points, and
+  /// the inlier mask, when enough inliers agree with the frame's own depth (`depthAt`,
+  /// ``depthAgrees(measured:agreeing:)``); nil otherwise.
+  private func solvePose(
+    _ matches: [DescriptorMatch], keypoints: [Keypoint], keyframe: Keyframe, seed: UInt64,
+    depthAt: (SIMD2<Float>) -> Double?
+  ) -> (opticalFromO: RigidTransform, inliers: [Bool])? {
+    let world = matches.map { keyframe.points[$0.b] }
+    let image = matches.map { SIMD2(Double(keypoints[$0.a].x), Double(keypoints[$0.a].y)) }
+    guard
+      let (found, mask) = try? PoseSolver.solvePnPRansac(
+        worldPoints: world, imagePoints: image, intrinsics: intrinsics,
+        threshold: options.reprojectionThreshold, confidence: 0.999,
+        maxIterations: options.ransacIterations,
+        seed: seed),
+      mask.count(where: { $0 }) >= options.minMatches
+    else { return nil }
+    // Depth check: each inlier's point, in the found camera, against the frame's own depth there.
+    var measured = 0
+    var agreeing = 0
+    for (match, isInlier) in zip(matches, mask) where isInlier {
+      guard let d = depthAt(keypoints[match.a].position) else { continue }
+      measured += 1
+      let z = found.apply(keyframe.points[match.b]).z
+      if abs(z - d) <= options.depthTolerance * d { agreeing += 1 }
+    }
+    guard depthAgrees(measured: measured, agreeing: agreeing) else { return nil }
+    return (RigidTransform(found), mask)
+  }
+
+  /// Whether the frame's depth (`frame`, its thumbnail) agrees with keyframe's (`kept`) when the
+  /// frame is at `keyframeFromFrame` (the keyframe's optical frame from the frame's): the frame's
+  /// depths moved into the keyframe's view, and the keyframe's into the frame's, compared
+  /// (``DepthThumbnail/agreement(with:keyframeFromFrame:tolerance:emptyRange:)``, within
+  /// ``TrackerOptions/Relocalization/viewToleranceBase`` + ``TrackerOptions/Relocalization/viewToleranceSlope``
+  /// times the depth). A pose one period of a repeated texture away (a tiled floor matched to its
+  /// copy, 2 m on) puts what stands on the floor where the other view saw the floor beyond it, or
+  /// nothing within the sensor's range: more than ``TrackerOptions/Relocalization/maxViewInFront`` of
+  /// either direction's compared depths in front of the other view's fail it (the tabletop after a
+  /// gap without IMU: 35% both ways; the true pose: under 1%). A direction with fewer than
+  /// ``TrackerOptions/Relocalization/minViewCompared`` compared (the views hardly overlap) cannot
+  /// judge and passes. Depth alone cannot tell one flat wall's tiles from the next.
+  func viewAgrees(_ frame: DepthThumbnail, _ kept: DepthThumbnail, keyframeFromFrame: RigidTransform) -> Bool
+  {
+    let tolerance = { [options] (d: Double) in options.viewToleranceBase + options.viewToleranceSlope * d }
+    let forward = kept.agreement(
+      with: frame, keyframeFromFrame: keyframeFromFrame, tolerance: tolerance,
+      emptyRange: options.viewEmptyRange)
+    let backward = frame.agreement(
+      with: kept, keyframeFromFrame: keyframeFromFrame.inverse, tolerance: tolerance,
+      emptyRange: options.viewEmptyRange)
+    return [forward, backward].allSatisfy {
+      $0.compared < options.minViewCompared
+        || Double($0.inFront) <= options.maxViewInFront * Double($0.compared)
+    }
   }
 
   /// Whether the depth check passes: with fewer than ``TrackerOptions/Relocalization/minMatches``

@@ -151,6 +151,86 @@ struct DroppedFramesSource: FrameSource {
       .compactMap { $0 as? ARPlaneAnchor }.filter { $0.classification == .table }
     #expect(tablesAfter.isEmpty, "\(tablesAfter.count) table anchors added after the gap")
   }
+
+  /// The same gap (frames 90-109 dropped) without an IMU: no prediction across it, and place
+  /// recognition finds the floor's (tabletop) or the walls' (room) texture one period away. The view
+  /// check (the frame's depth against the keyframe's, ``Relocalizer/viewAgrees(_:_:keyframeFromFrame:)``)
+  /// rejects those poses: the frames after the gap are `limited(.relocalizing)` until the true place
+  /// is recognised (room: 1.6 s on, at 10 fps), or to the end (the tabletop's views after the gap
+  /// were never mapped), and never tracked in a world 2 m off (before: ATE max 1.5 m and 1.3 m).
+  struct NoIMUGap: Sendable, CustomTestStringConvertible {
+    var recording: String
+    /// Whether the true place is recognised after the gap, and within how many frames.
+    var recoversWithin: Int?
+    /// The largest ATE of the frames tracked normally, before and after the gap, metres.
+    var maxError: Double
+    /// Whether no table anchor is added after the gap (the tabletop's symptom of a world 2 m off).
+    var noNewTable: Bool
+    var testDescription: String { "\(recording) without IMU" }
+  }
+
+  static let noIMUGaps = [
+    NoIMUGap(recording: "tabletop", recoversWithin: nil, maxError: 0.01, noNewTable: true),
+    // The relocalised pose (24 PnP inliers on a keyframe 1.1 m and 37 degrees away) is off by 2-4 cm
+    // and tilted; the world drifts on from it (no loop closes): the table and the floor are found
+    // again 6-7 cm higher, as new anchors.
+    NoIMUGap(recording: "room", recoversWithin: 20, maxError: 0.05, noNewTable: false),
+  ]
+
+  @Test(arguments: noIMUGaps) func noFalsePoseAfterGapWithoutIMU(_ gap: NoIMUGap) throws {
+    try #require(Datasets.exists(gap.recording), "Datasets/\(gap.recording) is absent")
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.planeDetection = [.horizontal]
+    // The view check on (off by default: it rejects the true pose after RelocalizationTests' pause).
+    configuration.tracking.relocalization.maxViewInFront = 0.2
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    session.run(configuration)
+    let dropped = 90..<110
+    let replay = ARReplay(
+      session: session,
+      source: WithoutIMUSource(
+        base: DroppedFramesSource(
+          base: try Recording.open(folder: Datasets.path(gap.recording)), dropped: dropped)))
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let after = collector.records.drop { $0.frameIndex < dropped.upperBound }
+    #expect(after.first?.frameIndex == dropped.upperBound)
+    let recovered = after.firstIndex { $0.state == .normal }
+    #expect(after[..<(recovered ?? after.endIndex)].allSatisfy { $0.state == .limited(.relocalizing) })
+    if let within = gap.recoversWithin {
+      let recovered = try #require(recovered, "recovers")
+      #expect(
+        recovered - after.startIndex < within, "normal \(recovered - after.startIndex) frames after the gap")
+      #expect(after[recovered...].allSatisfy { $0.state == .normal })
+    } else {
+      #expect(recovered == nil, "normal \(recovered.map { $0 - after.startIndex } ?? 0) frames after the gap")
+    }
+    // One world across the gap: a pose one texture period off would give an ATE of tens of cm.
+    let ate = try trackingError(collector.records, in: session)
+    #expect(ate.max < gap.maxError, "ATE max \(ate.max) m, rmse \(ate.rmse) m")
+    guard gap.noNewTable else { return }
+    let tablesAfter = collector.additions.filter { $0.frame >= dropped.upperBound }.flatMap(\.anchors)
+      .compactMap { $0 as? ARPlaneAnchor }.filter { $0.classification == .table }
+    #expect(tablesAfter.isEmpty, "\(tablesAfter.count) table anchors added after the gap")
+  }
+}
+
+/// A recording without its inertial samples (a device without an IMU).
+struct WithoutIMUSource: FrameSource {
+  var base: any FrameSource
+  var info: RecordingInfo {
+    var info = base.info
+    info.hasAccelerometer = false
+    info.hasGyroscope = false
+    return info
+  }
+
+  mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
+    guard var frame = try base.nextFrame() else { return nil }
+    frame.imu = []
+    return frame
+  }
 }
 
 /// Every `step`-th frame of a recording (a low frame rate: wide motion between frames).
