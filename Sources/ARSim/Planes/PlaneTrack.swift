@@ -41,13 +41,13 @@ struct PlaneTrack {
   /// The convex hull of the support in anchor 2-D coordinates, counter-clockwise.
   var hull: [SIMD2<Double>]
   /// Occupied cells of the anchor-space grid.
-  var cells: Set<Int64> = []
+  var cells = PlaneCellSet()
   /// A vertical track's occupied cells of a finer anchor-space grid (``extentCellSize``), and how many
   /// of them each column and each row holds: the area of its support along the anchor's horizontal x
   /// axis and along world up, for ``verticalExtent``.
-  private var extentCells: Set<Int64> = []
-  private var extentColumns: [Int64: Int] = [:]
-  private var extentRows: [Int64: Int] = [:]
+  private var extentCells = PlaneCellSet()
+  private var extentColumns = PlaneCountLine()
+  private var extentRows = PlaneCountLine()
   /// The cell size of ``verticalExtent``'s grid, metres (the plane detector's default voxel size).
   static let extentCellSize = 0.02
   /// Points added while the camera was above (below) a horizontal plane.
@@ -148,12 +148,14 @@ struct PlaneTrack {
     let levelled = self
     let moved = { (p: SIMD2<Double>) in levelled.anchor2D(correction.apply(to: old.world(anchor2D: p))) }
     hull = Polygon2D.convexHull(old.hull.map(moved))
-    cells = Set(
+    cells = PlaneCellSet(
       old.cellCentres2D.map { centre in
         let (cx, cy) = levelled.cell(moved(centre))
         return PlaneCells.key(cx, cy)
       })
-    (extentCells, extentColumns, extentRows) = ([], [:], [:])
+    (extentCells, extentColumns, extentRows) = (
+      PlaneCellSet(minimumCapacity: old.extentCells.count), PlaneCountLine(), PlaneCountLine()
+    )
     for centre in old.extentCentres2D { markExtent(moved(centre)) }
     dirty = true
   }
@@ -251,18 +253,25 @@ struct PlaneTrack {
   static func robustSpan(_ counts: [Int64: Int], cellSize: Double, tail: Double = 0.02) -> (
     low: Double, high: Double
   )? {
-    let bins = counts.sorted { $0.key < $1.key }
-    let total = Double(bins.reduce(0) { $0 + $1.value })
-    guard total > 0, let last = bins.last else { return nil }
+    robustSpan(PlaneCountLine(counts), cellSize: cellSize, tail: tail)
+  }
+
+  /// ``robustSpan(_:cellSize:tail:)`` of counts kept as a ``PlaneCountLine`` (in key order already).
+  static func robustSpan(_ line: PlaneCountLine, cellSize: Double, tail: Double = 0.02) -> (
+    low: Double, high: Double
+  )? {
+    let total = Double(line.total)
+    guard total > 0, let last = line.highest else { return nil }
+    let (lowest, counts) = (line.lowest, line.counts)
     func quantile(_ q: Double) -> Double {
       let target = q * total
       var before = 0.0
-      for (key, count) in bins where count > 0 {
+      for (offset, count) in counts.enumerated() where count > 0 {
         let n = Double(count)
-        if before + n >= target { return (Double(key) + (target - before) / n) * cellSize }
+        if before + n >= target { return (Double(lowest + Int64(offset)) + (target - before) / n) * cellSize }
         before += n
       }
-      return Double(last.key + 1) * cellSize
+      return Double(last + 1) * cellSize
     }
     let (low, high) = (quantile(tail), quantile(1 - tail))
     let margin = (high - low) * tail / (1 - 2 * tail)
@@ -274,9 +283,9 @@ struct PlaneTrack {
     let (cx, cy) = (
       Int64((p.x / Self.extentCellSize).rounded(.down)), Int64((p.y / Self.extentCellSize).rounded(.down))
     )
-    guard extentCells.insert(PlaneCells.key(cx, cy)).inserted else { return }
-    extentColumns[cx, default: 0] += 1
-    extentRows[cy, default: 0] += 1
+    guard extentCells.insert(PlaneCells.key(cx, cy)) else { return }
+    extentColumns.add(at: cx)
+    extentRows.add(at: cy)
   }
 
   /// The anchor 2-D centres of ``extentCells``, in no particular order.
@@ -401,6 +410,8 @@ struct PlaneTrack {
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.
   mutating func absorb(_ other: PlaneTrack) {
     moments += other.moments
+    cells.reserveCapacity(cells.count + other.cells.count)
+    extentCells.reserveCapacity(extentCells.count + other.extentCells.count)
     for centre in other.cellCentres { occupy(point: centre) }
     for centre in other.extentCentres2D { markExtent(anchor2D(other.world(anchor2D: centre))) }
     hull = Polygon2D.convexHull(hull + other.hull.map { anchor2D(other.world(anchor2D: $0)) })

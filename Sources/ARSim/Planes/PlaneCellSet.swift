@@ -1,0 +1,172 @@
+/// A set of packed 2-D grid cells (``PlaneCells/key(_:_:)``): an anchor's occupied cells. Open
+/// addressing with linear probing, at most half full, and no removal (an anchor's support only grows).
+///
+/// `Set<Int64>` hashes every key with the standard library's seeded SipHash, which cost more than the
+/// rest of a lookup; growth asks a track for up to nine cells per voxel and every frame, so the keys
+/// here are mixed by one multiplication (Fibonacci hashing). Iteration order is unspecified (as a
+/// `Set`'s, which differs between runs); nothing that uses it depends on it.
+struct PlaneCellSet: Sequence {
+  /// The keys, ``empty`` where a bucket is free.
+  private var buckets: [Int64]
+  private var shift: UInt64
+  /// Whether the set holds ``empty`` itself (cell `(−2³¹, 0)`), which no bucket can.
+  private var holdsEmpty = false
+  /// The number of cells.
+  private(set) var count = 0
+
+  /// The free-bucket marker.
+  private static let empty = Int64.min
+
+  /// An empty set that holds `minimumCapacity` cells before it first grows.
+  init(minimumCapacity: Int = 0) {
+    var log2Count = 4
+    while (1 << log2Count) < 2 * minimumCapacity { log2Count += 1 }
+    buckets = [Int64](repeating: Self.empty, count: 1 << log2Count)
+    shift = UInt64(64 - log2Count)
+  }
+
+  /// The set of `keys`.
+  init(_ keys: some Collection<Int64>) {
+    self.init(minimumCapacity: keys.count)
+    for key in keys { insert(key) }
+  }
+
+  /// Makes room for `minimumCapacity` cells in all before the set next grows.
+  ///
+  /// Adding the cells of another set (which come in the order of their hashes) calls for it: into a
+  /// smaller table they would pile up in one run of occupied buckets, and each insertion would walk it.
+  mutating func reserveCapacity(_ minimumCapacity: Int) {
+    while buckets.count < 2 * minimumCapacity { grow() }
+  }
+
+  /// Whether the set is empty.
+  var isEmpty: Bool { count == 0 }
+
+  @inline(__always)
+  private func bucket(_ key: Int64) -> Int {
+    let k = UInt64(bitPattern: key)
+    // Fold the x half onto the y half first, so that both reach the product's top bits.
+    return Int(truncatingIfNeeded: ((k ^ (k >> 32)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+  }
+
+  /// Whether `key` is in the set.
+  @inline(__always)
+  func contains(_ key: Int64) -> Bool {
+    if key == Self.empty { return holdsEmpty }
+    return buckets.withUnsafeBufferPointer { buckets in
+      let mask = buckets.count - 1
+      var b = bucket(key)
+      while true {
+        let entry = buckets[b]
+        if entry == key { return true }
+        if entry == Self.empty { return false }
+        b = (b + 1) & mask
+      }
+    }
+  }
+
+  /// Adds `key`; true when it was not in the set.
+  @discardableResult
+  mutating func insert(_ key: Int64) -> Bool {
+    if key == Self.empty {
+      guard !holdsEmpty else { return false }
+      holdsEmpty = true
+      count += 1
+      return true
+    }
+    let mask = buckets.count - 1
+    var b = bucket(key)
+    while true {
+      let entry = buckets[b]
+      if entry == key { return false }
+      if entry == Self.empty { break }
+      b = (b + 1) & mask
+    }
+    if 2 * (count + 1) > buckets.count {
+      grow()
+      b = bucket(key)
+      let mask = buckets.count - 1
+      while buckets[b] != Self.empty { b = (b + 1) & mask }
+    }
+    buckets[b] = key
+    count += 1
+    return true
+  }
+
+  private mutating func grow() {
+    let old = buckets
+    buckets = [Int64](repeating: Self.empty, count: 2 * old.count)
+    shift -= 1
+    let mask = buckets.count - 1
+    for key in old where key != Self.empty {
+      var b = bucket(key)
+      while buckets[b] != Self.empty { b = (b + 1) & mask }
+      buckets[b] = key
+    }
+  }
+
+  /// The cells, in no particular order.
+  struct Iterator: IteratorProtocol {
+    fileprivate let buckets: [Int64]
+    fileprivate var index = 0
+    fileprivate var pendingEmpty: Bool
+
+    mutating func next() -> Int64? {
+      while index < buckets.count {
+        let key = buckets[index]
+        index += 1
+        if key != PlaneCellSet.empty { return key }
+      }
+      if pendingEmpty {
+        pendingEmpty = false
+        return PlaneCellSet.empty
+      }
+      return nil
+    }
+  }
+
+  func makeIterator() -> Iterator { Iterator(buckets: buckets, pendingEmpty: holdsEmpty) }
+
+  var underestimatedCount: Int { count }
+}
+
+/// Counts per integer key over a contiguous range of keys (a histogram of cell columns or rows), stored
+/// densely from the lowest key counted: counting is an index, and the keys come out in order without
+/// sorting.
+struct PlaneCountLine {
+  /// The key of `counts[0]`.
+  private(set) var lowest: Int64 = 0
+  /// The count of each key from `lowest` on; the last one is never 0 unless set so.
+  private(set) var counts: [Int] = []
+  /// The sum of the counts.
+  private(set) var total = 0
+
+  /// No counts.
+  init() {}
+
+  /// The counts of `dictionary` (every key of it in the range, whatever its count).
+  init(_ dictionary: [Int64: Int]) {
+    for (key, count) in dictionary { add(count, at: key) }
+  }
+
+  /// Whether no key has been counted.
+  var isEmpty: Bool { counts.isEmpty }
+
+  /// The highest key counted; nil when none.
+  var highest: Int64? { counts.isEmpty ? nil : lowest + Int64(counts.count - 1) }
+
+  /// Adds `count` to `key`'s count, extending the range to `key`.
+  mutating func add(_ count: Int = 1, at key: Int64) {
+    if counts.isEmpty {
+      lowest = key
+      counts = [0]
+    } else if key < lowest {
+      counts.insert(contentsOf: repeatElement(0, count: Int(lowest - key)), at: 0)
+      lowest = key
+    } else if key - lowest >= Int64(counts.count) {
+      counts.append(contentsOf: repeatElement(0, count: Int(key - lowest) - counts.count + 1))
+    }
+    counts[Int(key - lowest)] += count
+    total += count
+  }
+}
