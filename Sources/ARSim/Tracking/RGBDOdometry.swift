@@ -478,8 +478,8 @@ final class RGBDOdometry: Odometry {
   }
 
   /// A frame's depth at low resolution (``DepthThumbnail``), within the depth range; nil while the
-  /// view check cannot reject (``TrackerOptions/Relocalization/maxViewInFront`` of 1 or more, the
-  /// default), so that keyframes do not pay for thumbnails no check reads.
+  /// view check cannot reject (``TrackerOptions/Relocalization/maxViewInFront`` of 1 or more: the
+  /// check turned off), so that keyframes do not pay for thumbnails no check reads.
   private func thumbnail(_ depth: FrameDepth) -> DepthThumbnail? {
     let reloc = options.relocalization
     guard reloc.maxViewInFront < 1 else { return nil }

@@ -112,10 +112,10 @@ extension TrackerOptions {
     public var viewToleranceSlope = 0.05
     /// Largest fraction of a relocalised frame's depths moved into its keyframe's view, and of the
     /// keyframe's moved into the frame's, that may lie in front of what the other saw (in space it saw
-    /// empty). 0.2 rejects the tiled floor's and walls' false poses after a gap without IMU (35-40%),
-    /// but also the true pose after the tabletop's pause in RelocalizationTests (not yet understood):
-    /// off by default. Default 1 (the view check never rejects).
-    public var maxViewInFront = 1.0
+    /// empty). False poses measured: 31-40% (the tiled floor's and walls' after a gap without IMU, the
+    /// camera mirrored through the floor after the tabletop's pause); true ones under 1%. Default 0.2
+    /// (1 turns the check off).
+    public var maxViewInFront = 0.2
     /// A depth moved into the other view where that view had no return (``DepthThumbnail``) fails
     /// when nearer than this fraction of the farthest depth that view measured (the sensor would have
     /// seen it). Default 0.9.

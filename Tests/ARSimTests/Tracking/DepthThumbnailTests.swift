@@ -9,7 +9,8 @@ import Testing
   /// A synthetic room: a floor (y = 0, up +y, metres) and a table on it (a box 1 x 0.75 x 1 m at the
   /// origin), seen by a depth sensor of 5 m range.
   static let range = 5.0
-  /// The view check on (off by default: ``TrackerOptions/Relocalization/maxViewInFront``).
+  /// The view check at 0.2 (``TrackerOptions/Relocalization/maxViewInFront``'s default, set here so
+  /// the tests hold if it moves).
   static let options = {
     var options = TrackerOptions.Relocalization()
     options.maxViewInFront = 0.2
