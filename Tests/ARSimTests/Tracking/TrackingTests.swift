@@ -169,20 +169,49 @@ func trackingError(
 }
 
 @Suite struct RelocalizationTests {
-  /// After a pause the camera has moved: the session reports relocalizing until it recognises the
-  /// scene against its keyframes, then normal, in the same world as before.
+  /// After a pause of 20 frames (1.3 s) the tabletop's camera looks 20-30 degrees past the end of its
+  /// map, and the IMU does not span a pause: nothing in view has been mapped. The session says so
+  /// (limited(.relocalizing)) rather than resume in a false place: before the relocalisation view
+  /// check, PnP took a pose mirrored through the floor, 2 m off, 10 frames after the resume, and
+  /// tracked on from it (ATE 0.86 m). Any frame reported normal after the resume is in the map's world.
+  /// Resuming where the map reaches: ``PauseRelocalizationTests``.
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func noFalsePoseAfterAPauseIntoAnUnmappedView() throws {
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    let configuration = ARWorldTrackingConfiguration()
+    session.run(configuration)
+    let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"))
+    while replay.lastFrame.map({ $0.timestamp < 6.0 }) ?? true, try replay.step() != nil {
+      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
+    }
+    session.pause()
+    try replay.step(frames: 20)
+    session.run(configuration)
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
+    #expect(resumed.count > 30)
+    #expect(resumed.first?.state == .limited(.relocalizing))
+    let ate = try trackingError(
+      collector.records.filter { $0.timestamp <= 6.0 + 1e-6 || $0.state == .normal }, in: session)
+    #expect(
+      ate.rmse < 0.015, "ATE over the frames before the pause and the normal ones after it: \(ate.rmse) m")
+  }
+
+  /// A pause of 5 frames (the camera moves about 13 cm and 10 degrees, its view still on the map): the
+  /// session reports relocalizing until it recognises the scene against its keyframes, then normal,
+  /// in the same world as before.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func resumesAfterAPause() throws {
-    let (ate, _) = try Self.pauseAndResume("tabletop", mode: nil, frames: 20)
+    let (ate, frames) = try Self.pauseAndResume("tabletop", mode: nil, frames: 5)
+    #expect(frames <= 10, "normal again \(frames) frames after the resume")
     #expect(ate.rmse < 0.015, "ATE \(ate.rmse) m")
   }
 
   /// The same in monocular tracking (the tabletop's images without its depth): the keyframes' ORB
   /// features take the tracked landmarks' depths, and the relocalised pose's PnP inliers restart the
-  /// tracks and the map in the same world (and scale), confirmed over 3 frames. A pause of 5 frames
-  /// (the camera moves about 13 cm and 10°). Not met yet: after 20 frames, as RGB-D recovers from,
-  /// the view shares fewer than 20 cross-checked matches with any monocular keyframe and the session
-  /// stays relocalizing; on tabletop-mono (no depth at all) it does not recover after 5 either; and
-  /// the ATE across the pause is 2.3 cm (Sim(3)), not RGB-D's 1.5.
+  /// tracks and the map in the same world (and scale), confirmed over 3 frames. Not met yet: on
+  /// tabletop-mono (no depth at all) it does not recover; and the ATE across the pause is 2.3 cm
+  /// (Sim(3)), not RGB-D's 1.5.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func monocularResumesAfterAPause() throws {
     let (ate, frames) = try Self.pauseAndResume("tabletop", mode: .mono, frames: 5)
     #expect(frames <= 10, "normal again \(frames) frames after the resume")
@@ -190,7 +219,7 @@ func trackingError(
   }
 
   /// Replays `name`, paused at 6 s for `frames` frames (the camera moves on), and checks the resumed frames:
-  /// relocalizing, then normal to the end. Returns the ATE over the frames before the pause and after
+  /// relocalizing (monocular), then normal to the end. Returns the ATE over the frames before the pause and after
   /// recovery (one world throughout: one trajectory; Sim(3) in monocular mode) and how many frames
   /// after the resume the first normal one came.
   static func pauseAndResume(_ name: String, mode: TrackerOptions.Mode?, frames: Int) throws -> (
@@ -214,7 +243,9 @@ func trackingError(
     session.run(configuration)
     while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
-    #expect(resumed.first?.state == .limited(.relocalizing))
+    // RGB-D may relocalise on the first frame (PnP checked by the depth: normal at once); monocular
+    // confirms a relocalised pose over 3 frames first.
+    if mode == .mono { #expect(resumed.first?.state == .limited(.relocalizing)) }
     let recovered = try #require(resumed.firstIndex { $0.state == .normal }, "recovers")
     #expect(resumed[recovered].timestamp - resumed.first!.timestamp < 1.0)
     #expect(resumed[recovered...].allSatisfy { $0.state == .normal })
