@@ -73,14 +73,18 @@ struct SessionTests {
     #expect(Array(t.recorder.log[heard..<heard + 2]) == ["interrupted", "interruptionEnded"])
     #expect(t.session.anchors.map(\.identifier).starts(with: anchors), "anchors survive a pause")
     // The camera was off: relocalising from the first frame back until a pose is measured normally.
+    // Here the orbit has gone on past what the map covers and the IMU does not span a pause, so it may
+    // never be (as in ARKit); that no false pose is taken is checked on the poses in
+    // RelocalizationTests, recovery where the map reaches in PauseRelocalizationTests.
     var states = [resumed.camera.trackingState]
     while let frame = try t.replay.step()?.frame { states.append(frame.camera.trackingState) }
+    #expect(states.count > 30)
     #expect(states[0] == .limited(.relocalizing))
-    let firstNormal = try #require(states.firstIndex(of: .normal), "tracking recovers before the end")
+    let firstNormal = states.firstIndex(of: .normal) ?? states.endIndex
     #expect(states[..<firstNormal].allSatisfy { $0 == .limited(.relocalizing) })
   }
 
-  @Test("A gap of more than a second: interrupted, relocalising until a pose is measured, then normal")
+  @Test("A gap of more than a second: interrupted, relocalising until a pose is measured, never normal first")
   func interruption() throws {
     try #require(Self.present, "Datasets/tabletop is absent")
     let t = try TabletopSession(dropping: 40..<60)
@@ -92,7 +96,11 @@ struct SessionTests {
     var states: [ARCamera.TrackingState] = [outcome.frame!.camera.trackingState]
     while let frame = try t.replay.step()?.frame { states.append(frame.camera.trackingState) }
     // The tracker decides: relocalising until it measures a normal pose, never a stale normal first.
-    let firstNormal = try #require(states.firstIndex(of: .normal))
+    // The frames dropped here take their IMU samples with them, so nothing predicts the pose across
+    // the gap, and the view after it lies past what the map covers: it stays relocalising (before the
+    // relocalisation view check it resumed at a false pose, ATE 0.99 m on this cut by `arsim eval`).
+    #expect(states.count > 30)
+    let firstNormal = states.firstIndex(of: .normal) ?? states.endIndex
     #expect(states[..<firstNormal].allSatisfy { $0 == .limited(.relocalizing) })
     #expect(states[firstNormal...].allSatisfy { $0 != .limited(.relocalizing) })
     #expect(states[0] == .limited(.relocalizing) && !outcome.isTracked && !outcome.hasPose)
