@@ -176,19 +176,7 @@ func trackingError(
   /// tracked on from it (ATE 0.86 m). Any frame reported normal after the resume is in the map's world.
   /// Resuming where the map reaches: ``PauseRelocalizationTests``.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func noFalsePoseAfterAPauseIntoAnUnmappedView() throws {
-    let session = ARSession()
-    let collector = FrameCollector()
-    session.delegate = collector
-    let configuration = ARWorldTrackingConfiguration()
-    session.run(configuration)
-    let replay = try ARReplay(session: session, recording: Datasets.path("tabletop"))
-    while replay.lastFrame.map({ $0.timestamp < 6.0 }) ?? true, try replay.step() != nil {
-      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
-    }
-    session.pause()
-    try replay.step(frames: 20)
-    session.run(configuration)
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let (collector, session) = try Self.pausedReplay("tabletop", mode: nil, frames: 20)
     let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
     #expect(resumed.count > 30)
     #expect(resumed.first?.state == .limited(.relocalizing))
@@ -225,23 +213,7 @@ func trackingError(
   static func pauseAndResume(_ name: String, mode: TrackerOptions.Mode?, frames: Int) throws -> (
     ErrorStatistics, Int
   ) {
-    let session = ARSession()
-    let collector = FrameCollector()
-    session.delegate = collector
-    let configuration = ARWorldTrackingConfiguration()
-    configuration.tracking.mode = mode
-    session.run(configuration)
-    let replay = try ARReplay(session: session, recording: Datasets.path(name))
-    // Ground truth on the frames before the pause too: the ATE spans both sides of it, so a resume in
-    // another world (a false relocalisation) fails it. (Attached after the resume only, the ATE
-    // aligned the resumed frames on their own and passed a resume 2 m off the map's world.)
-    while replay.lastFrame.map({ $0.timestamp < 6.0 }) ?? true, try replay.step() != nil {
-      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
-    }
-    session.pause()
-    try replay.step(frames: frames)
-    session.run(configuration)
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let (collector, session) = try pausedReplay(name, mode: mode, frames: frames)
     let resumed = collector.records.drop { $0.timestamp <= 6.0 + 1e-6 }
     // RGB-D may relocalise on the first frame (PnP checked by the depth: normal at once); monocular
     // confirms a relocalised pose over 3 frames first.
@@ -254,6 +226,30 @@ func trackingError(
       collector.records.filter { $0.timestamp <= 6.0 + 1e-6 || $0.frameIndex >= recoveredIndex }, in: session,
       scale: mode == .mono)
     return (ate, recovered - resumed.startIndex)
+  }
+
+  /// Replays `name` to the end, paused at 6 s for `frames` frames (the camera moves on), with ground
+  /// truth on every frame, before the pause too: an ATE then spans both sides of it, so a resume in
+  /// another world (a false relocalisation) fails it. (Attached after the resume only, the ATE aligned
+  /// the resumed frames on their own and passed a resume 2 m off the map's world.)
+  static func pausedReplay(_ name: String, mode: TrackerOptions.Mode?, frames: Int) throws -> (
+    FrameCollector, ARSession
+  ) {
+    let session = ARSession()
+    let collector = FrameCollector()
+    session.delegate = collector
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.tracking.mode = mode
+    session.run(configuration)
+    let replay = try ARReplay(session: session, recording: Datasets.path(name))
+    while replay.lastFrame.map({ $0.timestamp < 6.0 }) ?? true, try replay.step() != nil {
+      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
+    }
+    session.pause()
+    try replay.step(frames: frames)
+    session.run(configuration)
+    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    return (collector, session)
   }
 }
 
