@@ -81,6 +81,15 @@ struct PlaneVoxelMap {
     return accumulate(point, slot: slot, frame: frame, depth: false) ? slot : -1
   }
 
+  /// Adds the feature points observed in `frame`, one by one as ``observe(_:frame:)`` does, and appends
+  /// to `touched` the slots of the voxels that got their first point of the frame (one call for the
+  /// frame's points: each call on the detector's map is checked for exclusive access).
+  mutating func observe(features: [FeaturePoint], frame: Int32, touched: inout [Int32]) {
+    for feature in features {
+      if let slot = observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 { touched.append(slot) }
+    }
+  }
+
   /// Adds the depth points observed in `frame` (as ``observe(_:frame:)`` one by one would, and marks
   /// their voxels ``PlaneVoxel/seenInDepth``) and appends to `touched` the slots of the voxels that got
   /// their first point of the frame.
