@@ -164,6 +164,7 @@ struct PlaneVoxelMap {
   }
 
   /// Whether the voxel holding `point` exists and has at least `minimumObservations` observations.
+  @inline(__always)
   func isStable(at point: SIMD3<Double>, minimumObservations: Int32) -> Bool {
     guard let key = key(of: point), let slot = slotOfKey.slot(of: key) else { return false }
     return voxels[Int(slot)].observations >= minimumObservations
