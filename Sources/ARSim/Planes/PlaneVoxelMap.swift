@@ -121,19 +121,17 @@ struct PlaneVoxelMap {
   /// a point that cannot be stored (non-finite or absurdly far).
   private mutating func slot(for point: SIMD3<Double>, frame: Int32) -> Int32? {
     guard let key = key(of: point) else { return nil }
-    if let slot = slotOfKey.slot(of: key) { return slot }
+    // The slot a new voxel takes: the last freed one, else a new one at the end.
+    let slot = freeSlots.last ?? Int32(voxels.count)
+    if let existing = slotOfKey.slot(of: key, insertingIfAbsent: slot) { return existing }
     let voxel = PlaneVoxel(
       sum: .zero, weight: 0, observations: 0, lastSeen: frame, touchStamp: 0, track: -1, announced: false,
       seenInDepth: false, key: key)
-    let slot: Int32
-    if let free = freeSlots.popLast() {
-      slot = free
-      voxels[Int(free)] = voxel
+    if freeSlots.popLast() != nil {
+      voxels[Int(slot)] = voxel
     } else {
-      slot = Int32(voxels.count)
       voxels.append(voxel)
     }
-    slotOfKey.insert(key, slot: slot)
     count += 1
     return slot
   }
