@@ -50,6 +50,10 @@ package final class PlaneDetector {
 
   private var map: PlaneVoxelMap
   private var tracks: [PlaneTrack] = []
+  /// Per track, the track that absorbed it (`-1` while it is alive). A voxel keeps the index of the
+  /// track it joined, which ``owner(_:absorbers:)`` follows to the live track that holds it now
+  /// (relabelling the map at each merge walked every voxel).
+  private var absorbers: [Int32] = []
   private var random: SplitMix64
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
@@ -187,8 +191,9 @@ package final class PlaneDetector {
         ? deformation.correction(at: frameTimes[Int(frame) - 1]) : nil
     }
     let corrections = tracks.map { $0.alive ? at($0.updatedFrame) : nil }
-    map.applyWorldCorrection(each: { [tracks] voxel in
-      voxel.track >= 0 && tracks[Int(voxel.track)].alive ? corrections[Int(voxel.track)] : at(voxel.lastSeen)
+    map.applyWorldCorrection(each: { [tracks, absorbers] voxel in
+      let t = Self.owner(voxel.track, absorbers: absorbers)
+      return t >= 0 && tracks[Int(t)].alive ? corrections[Int(t)] : at(voxel.lastSeen)
     })
     var changes = PlaneAnchorChanges()
     for t in tracks.indices where tracks[t].alive {
@@ -343,6 +348,7 @@ package final class PlaneDetector {
           PlaneTrack(
             identifier: identifiers.next(), candidate: candidate, plane: plane, cameraHeight: cameraHeight,
             viewpoint: nil, frame: frame, cellSize: options.regionCellSize))
+        absorbers.append(-1)
         for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
       }
     }
@@ -378,7 +384,7 @@ package final class PlaneDetector {
           guard tracks[a].isSameSurface(as: tracks[b], options: options) else { continue }
           tracks[a].absorb(tracks[b])
           tracks[b].alive = false
-          map.relabel(track: Int32(b), to: Int32(a))
+          absorbers[b] = Int32(a)
           merges.append((b, a))
           merged = true
           break search
@@ -391,6 +397,14 @@ package final class PlaneDetector {
       while let next = merges.first(where: { $0.0 == final }) { final = next.1 }
       return (absorbed, final)
     }
+  }
+
+  /// The live track that holds a voxel labelled `track` (the label itself when it is no track, `-1`):
+  /// the track it joined, or the one that absorbed that (`absorbers`), and so on.
+  private static func owner(_ track: Int32, absorbers: [Int32]) -> Int32 {
+    var t = track
+    while t >= 0 && absorbers[Int(t)] >= 0 { t = absorbers[Int(t)] }
+    return t
   }
 
   /// `point` when all its coordinates are finite.

@@ -19,7 +19,8 @@ struct PlaneVoxel {
   var lastSeen: Int32
   /// The frame in which it was last touched by the ingest loop (to list each voxel once per frame).
   var touchStamp: Int32
-  /// The index of the plane track the voxel supports, `-1` for none, `-2` for a free slot.
+  /// The index of the plane track the voxel joined (another may since have absorbed it: the detector
+  /// follows its merges), `-1` for none, `-2` for a free slot.
   var track: Int32
   /// Whether the voxel was already counted as a new unexplained point for RANSAC.
   var announced: Bool
@@ -189,11 +190,6 @@ struct PlaneVoxelMap {
     voxels[i].track = -2
     freeSlots.append(slot)
     count -= 1
-  }
-
-  /// Moves every voxel of track `from` to track `to`.
-  mutating func relabel(track from: Int32, to: Int32) {
-    for i in voxels.indices where voxels[i].track == from { voxels[i].track = to }
   }
 
   /// Moves every voxel by a rigid correction of the world (`newWorldFromOld`) and re-keys it by its new
