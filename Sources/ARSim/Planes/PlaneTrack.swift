@@ -249,16 +249,10 @@ struct PlaneTrack {
     return (x.low, x.high, origin.y + y.low, origin.y + y.high)
   }
 
-  /// The span of a distribution given as counts per cell (`key` covers `[key, key + 1)·cellSize`,
-  /// uniform within): its `tail` and `1 − tail` quantiles, widened by `tail / (1 − 2·tail)` of their
-  /// distance on either side (the edges of a uniform distribution); nil with no counts.
-  static func robustSpan(_ counts: [Int64: Int], cellSize: Double, tail: Double = 0.02) -> (
-    low: Double, high: Double
-  )? {
-    robustSpan(PlaneCountLine(counts), cellSize: cellSize, tail: tail)
-  }
-
-  /// ``robustSpan(_:cellSize:tail:)`` of counts kept as a ``PlaneCountLine`` (in key order already).
+  /// The span of a distribution given as counts per cell (`line`'s key `k` covers
+  /// `[k, k + 1)·cellSize`, uniform within): its `tail` and `1 − tail` quantiles, widened by
+  /// `tail / (1 − 2·tail)` of their distance on either side (the edges of a uniform distribution); nil
+  /// with no counts.
   static func robustSpan(_ line: PlaneCountLine, cellSize: Double, tail: Double = 0.02) -> (
     low: Double, high: Double
   )? {
