@@ -144,11 +144,6 @@ struct PlaneCountLine {
   /// No counts.
   init() {}
 
-  /// The counts of `dictionary` (every key of it in the range, whatever its count).
-  init(_ dictionary: [Int64: Int]) {
-    for (key, count) in dictionary { add(count, at: key) }
-  }
-
   /// Whether no key has been counted.
   var isEmpty: Bool { counts.isEmpty }
 

@@ -50,6 +50,10 @@ package final class PlaneDetector {
 
   private var map: PlaneVoxelMap
   private var tracks: [PlaneTrack] = []
+  /// Per track, the track that absorbed it (`-1` while it is alive). A voxel keeps the index of the
+  /// track it joined, which ``owner(_:absorbers:)`` follows to the live track that holds it now
+  /// (relabelling the map at each merge walked every voxel).
+  private var absorbers: [Int32] = []
   private var random: SplitMix64
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
@@ -187,8 +191,9 @@ package final class PlaneDetector {
         ? deformation.correction(at: frameTimes[Int(frame) - 1]) : nil
     }
     let corrections = tracks.map { $0.alive ? at($0.updatedFrame) : nil }
-    map.applyWorldCorrection(each: { [tracks] voxel in
-      voxel.track >= 0 && tracks[Int(voxel.track)].alive ? corrections[Int(voxel.track)] : at(voxel.lastSeen)
+    map.applyWorldCorrection(each: { [tracks, absorbers] voxel in
+      let t = Self.owner(voxel.track, absorbers: absorbers)
+      return t >= 0 && tracks[Int(t)].alive ? corrections[Int(t)] : at(voxel.lastSeen)
     })
     var changes = PlaneAnchorChanges()
     for t in tracks.indices where tracks[t].alive {
@@ -217,11 +222,7 @@ package final class PlaneDetector {
   private func ingest(_ input: PlaneDetectionInput) {
     touched.removeAll(keepingCapacity: true)
     if !input.depthPoints.isEmpty { hasDepth = true }
-    for feature in input.featurePoints {
-      if let slot = map.observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 {
-        touched.append(slot)
-      }
-    }
+    map.observe(features: input.featurePoints, frame: frame, touched: &touched)
     map.observe(input.depthPoints, frame: frame, touched: &touched)
   }
 
@@ -236,6 +237,13 @@ package final class PlaneDetector {
     defer { statistics.grownVoxels = statistics.growthCandidates - candidates.count }
     var newPoints = [[SIMD3<Double>]](repeating: [], count: tracks.count)
     if !tracks.isEmpty {
+      // The passes read the tracks through a local array (the property's every access is checked for
+      // exclusivity, and a method call on its element copied the track); the property holds none
+      // meanwhile, so the local array stays the storage's only owner and marking cells copies nothing.
+      var growing: [PlaneTrack] = []
+      swap(&growing, &tracks)
+      // Growth marks cells only: the planes hold still through the passes.
+      var planes = GrowthPlanes(growing, maximumAngle: options.mergeAngleDegrees * .pi / 180)
       // A few passes, so that a surface revealed in one frame is taken over cell by cell.
       for _ in 0..<3 {
         var left: [Int32] = []
@@ -243,18 +251,18 @@ package final class PlaneDetector {
           let p = map[slot].position
           var best = -1
           var bestDistance = options.inlierDistance
-          for t in tracks.indices where tracks[t].alive {
-            let d = tracks[t].plane.signedDistance(to: p).magnitude
-            if d <= bestDistance && tracks[t].canGrow(into: p)
-              && !crossesSurface(p, normal: tracks[t].plane.normal)
+          for t in planes.live {
+            let d = planes.planes[t].signedDistance(to: p).magnitude
+            if d <= bestDistance && growing[t].canGrow(into: p)
+              && !crossesSurface(p, normal: planes.planes[t].normal)
             {
               best = t
               bestDistance = d
             }
           }
-          if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance) {
+          if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes) {
             map.assign(slot: slot, track: Int32(best))
-            tracks[best].occupy(point: p)
+            growing[best].occupy(point: p)
             newPoints[best].append(p)
           } else {
             left.append(slot)
@@ -264,6 +272,7 @@ package final class PlaneDetector {
         candidates = left
         if !progress || candidates.isEmpty { break }
       }
+      swap(&growing, &tracks)
       for t in tracks.indices where !newPoints[t].isEmpty {
         tracks[t].add(points: newPoints[t], cameraHeight: cameraHeight, viewpoint: viewpoint)
       }
@@ -277,18 +286,18 @@ package final class PlaneDetector {
   /// the depth tells apart (a door and the wall a few centimetres behind it) and belongs to the nearer
   /// one, even where that one's support does not reach yet. Such a point joins neither for now; as more
   /// of the other surface is seen it joins that one.
-  private func liesNearer(_ point: SIMD3<Double>, thanTrack t: Int, distance: Double) -> Bool {
-    let maxAngle = options.mergeAngleDegrees * .pi / 180
-    let plane = tracks[t].plane
+  private func liesNearer(
+    _ point: SIMD3<Double>, thanTrack t: Int, distance: Double, planes: inout GrowthPlanes
+  ) -> Bool {
+    let plane = planes.planes[t]
     let onPlane = plane.project(point)
-    for u in tracks.indices where u != t && tracks[u].alive && tracks[u].alignment == tracks[t].alignment {
-      let other = tracks[u].plane
+    for u in planes.live where u != t && planes.alignments[u] == planes.alignments[t] {
+      let other = planes.planes[u]
       let d = other.signedDistance(to: point).magnitude
       guard d < distance, other.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance else {
         continue
       }
-      let angle = other.angle(to: plane)
-      if min(angle, .pi - angle) <= maxAngle { return true }
+      if planes.areParallel(u, t) { return true }
     }
     return false
   }
@@ -339,6 +348,7 @@ package final class PlaneDetector {
           PlaneTrack(
             identifier: identifiers.next(), candidate: candidate, plane: plane, cameraHeight: cameraHeight,
             viewpoint: nil, frame: frame, cellSize: options.regionCellSize))
+        absorbers.append(-1)
         for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
       }
     }
@@ -374,7 +384,7 @@ package final class PlaneDetector {
           guard tracks[a].isSameSurface(as: tracks[b], options: options) else { continue }
           tracks[a].absorb(tracks[b])
           tracks[b].alive = false
-          map.relabel(track: Int32(b), to: Int32(a))
+          absorbers[b] = Int32(a)
           merges.append((b, a))
           merged = true
           break search
@@ -389,6 +399,14 @@ package final class PlaneDetector {
     }
   }
 
+  /// The live track that holds a voxel labelled `track` (the label itself when it is no track, `-1`):
+  /// the track it joined, or the one that absorbed that (`absorbers`), and so on.
+  private static func owner(_ track: Int32, absorbers: [Int32]) -> Int32 {
+    var t = track
+    while t >= 0 && absorbers[Int(t)] >= 0 { t = absorbers[Int(t)] }
+    return t
+  }
+
   /// `point` when all its coordinates are finite.
   private func finite(_ point: SIMD3<Double>) -> SIMD3<Double>? {
     point.x.isFinite && point.y.isFinite && point.z.isFinite ? point : nil
@@ -400,5 +418,37 @@ package final class PlaneDetector {
       && a.planeExtent.width == b.planeExtent.width && a.planeExtent.height == b.planeExtent.height
       && a.planeExtent.rotationOnYAxis == b.planeExtent.rotationOnYAxis
       && a.geometry.boundaryVertices == b.geometry.boundaryVertices
+  }
+}
+
+/// The tracks' planes while growth runs (it marks cells only, so they hold still), and whether two of
+/// them are parallel, worked out for a pair when first asked.
+private struct GrowthPlanes {
+  /// The indices of the live tracks, ascending.
+  let live: [Int]
+  /// Each track's plane and alignment, by track index.
+  let planes: [Plane]
+  let alignments: [ARPlaneAnchor.Alignment]
+  private let maximumAngle: Double
+  /// Per ordered pair `(u, t)` at `u·count + t`: 0 not yet known, 1 parallel, 2 not.
+  private var parallel: [UInt8]
+
+  init(_ tracks: [PlaneTrack], maximumAngle: Double) {
+    live = tracks.indices.filter { tracks[$0].alive }
+    planes = tracks.map(\.plane)
+    alignments = tracks.map(\.alignment)
+    self.maximumAngle = maximumAngle
+    parallel = [UInt8](repeating: 0, count: tracks.count * tracks.count)
+  }
+
+  /// Whether the planes of tracks `u` and `t` are within the maximum angle of each other, either
+  /// way round (`u`'s angle to `t`'s).
+  mutating func areParallel(_ u: Int, _ t: Int) -> Bool {
+    let k = u * planes.count + t
+    if parallel[k] == 0 {
+      let angle = planes[u].angle(to: planes[t])
+      parallel[k] = min(angle, .pi - angle) <= maximumAngle ? 1 : 2
+    }
+    return parallel[k] == 1
   }
 }

@@ -192,7 +192,9 @@ struct PlaneTrack {
 
   /// Whether the support may grow to `point` (world): its cell is occupied, or at least two of the
   /// eight cells around it are. A surface spreads over an area this way, but not along a line (such as
-  /// where a wall crosses a table's plane) more than a cell or two.
+  /// where a wall crosses a table's plane) more than a cell or two. (Inlined: called on a track in an
+  /// array, or from a mutating method, a call took a copy of the whole track.)
+  @inline(__always)
   func canGrow(into point: SIMD3<Double>) -> Bool {
     let (cx, cy) = cell(anchor2D(point))
     if cells.contains(PlaneCells.key(cx, cy)) { return true }
@@ -247,16 +249,10 @@ struct PlaneTrack {
     return (x.low, x.high, origin.y + y.low, origin.y + y.high)
   }
 
-  /// The span of a distribution given as counts per cell (`key` covers `[key, key + 1)·cellSize`,
-  /// uniform within): its `tail` and `1 − tail` quantiles, widened by `tail / (1 − 2·tail)` of their
-  /// distance on either side (the edges of a uniform distribution); nil with no counts.
-  static func robustSpan(_ counts: [Int64: Int], cellSize: Double, tail: Double = 0.02) -> (
-    low: Double, high: Double
-  )? {
-    robustSpan(PlaneCountLine(counts), cellSize: cellSize, tail: tail)
-  }
-
-  /// ``robustSpan(_:cellSize:tail:)`` of counts kept as a ``PlaneCountLine`` (in key order already).
+  /// The span of a distribution given as counts per cell (`line`'s key `k` covers
+  /// `[k, k + 1)·cellSize`, uniform within): its `tail` and `1 − tail` quantiles, widened by
+  /// `tail / (1 − 2·tail)` of their distance on either side (the edges of a uniform distribution); nil
+  /// with no counts.
   static func robustSpan(_ line: PlaneCountLine, cellSize: Double, tail: Double = 0.02) -> (
     low: Double, high: Double
   )? {
@@ -336,7 +332,8 @@ struct PlaneTrack {
   static let maximumRaySnap = 3.0
 
   /// Where the ray from `viewpoint` through `point` meets the plane; `point` itself when the ray runs
-  /// nearly parallel to the plane (see ``maximumRaySnap``).
+  /// nearly parallel to the plane (see ``maximumRaySnap``). (Inlined as ``canGrow(into:)`` is.)
+  @inline(__always)
   func onPlane(_ point: SIMD3<Double>, seenFrom viewpoint: SIMD3<Double>) -> SIMD3<Double> {
     let ray = point - viewpoint
     let along = simd_dot(plane.normal, ray)

@@ -19,7 +19,8 @@ struct PlaneVoxel {
   var lastSeen: Int32
   /// The frame in which it was last touched by the ingest loop (to list each voxel once per frame).
   var touchStamp: Int32
-  /// The index of the plane track the voxel supports, `-1` for none, `-2` for a free slot.
+  /// The index of the plane track the voxel joined (another may since have absorbed it: the detector
+  /// follows its merges), `-1` for none, `-2` for a free slot.
   var track: Int32
   /// Whether the voxel was already counted as a new unexplained point for RANSAC.
   var announced: Bool
@@ -81,6 +82,15 @@ struct PlaneVoxelMap {
     return accumulate(point, slot: slot, frame: frame, depth: false) ? slot : -1
   }
 
+  /// Adds the feature points observed in `frame`, one by one as ``observe(_:frame:)`` does, and appends
+  /// to `touched` the slots of the voxels that got their first point of the frame (one call for the
+  /// frame's points: each call on the detector's map is checked for exclusive access).
+  mutating func observe(features: [FeaturePoint], frame: Int32, touched: inout [Int32]) {
+    for feature in features {
+      if let slot = observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 { touched.append(slot) }
+    }
+  }
+
   /// Adds the depth points observed in `frame` (as ``observe(_:frame:)`` one by one would, and marks
   /// their voxels ``PlaneVoxel/seenInDepth``) and appends to `touched` the slots of the voxels that got
   /// their first point of the frame.
@@ -112,19 +122,17 @@ struct PlaneVoxelMap {
   /// a point that cannot be stored (non-finite or absurdly far).
   private mutating func slot(for point: SIMD3<Double>, frame: Int32) -> Int32? {
     guard let key = key(of: point) else { return nil }
-    if let slot = slotOfKey.slot(of: key) { return slot }
+    // The slot a new voxel takes: the last freed one, else a new one at the end.
+    let slot = freeSlots.last ?? Int32(voxels.count)
+    if let existing = slotOfKey.slot(of: key, insertingIfAbsent: slot) { return existing }
     let voxel = PlaneVoxel(
       sum: .zero, weight: 0, observations: 0, lastSeen: frame, touchStamp: 0, track: -1, announced: false,
       seenInDepth: false, key: key)
-    let slot: Int32
-    if let free = freeSlots.popLast() {
-      slot = free
-      voxels[Int(free)] = voxel
+    if freeSlots.popLast() != nil {
+      voxels[Int(slot)] = voxel
     } else {
-      slot = Int32(voxels.count)
       voxels.append(voxel)
     }
-    slotOfKey.insert(key, slot: slot)
     count += 1
     return slot
   }
@@ -155,6 +163,7 @@ struct PlaneVoxelMap {
   }
 
   /// Whether the voxel holding `point` exists and has at least `minimumObservations` observations.
+  @inline(__always)
   func isStable(at point: SIMD3<Double>, minimumObservations: Int32) -> Bool {
     guard let key = key(of: point), let slot = slotOfKey.slot(of: key) else { return false }
     return voxels[Int(slot)].observations >= minimumObservations
@@ -181,11 +190,6 @@ struct PlaneVoxelMap {
     voxels[i].track = -2
     freeSlots.append(slot)
     count -= 1
-  }
-
-  /// Moves every voxel of track `from` to track `to`.
-  mutating func relabel(track from: Int32, to: Int32) {
-    for i in voxels.indices where voxels[i].track == from { voxels[i].track = to }
   }
 
   /// Moves every voxel by a rigid correction of the world (`newWorldFromOld`) and re-keys it by its new

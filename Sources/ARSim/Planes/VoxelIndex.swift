@@ -56,6 +56,31 @@ package struct VoxelIndex {
     }
   }
 
+  /// The slot stored for `key`; when there is none, stores `slot` for it and returns nil: a lookup and,
+  /// on a miss, ``insert(_:slot:)``, in one probe of the buckets.
+  @inline(__always)
+  package mutating func slot(of key: Int64, insertingIfAbsent slot: Int32) -> Int32? {
+    // The key's slot, or the free bucket that ends its probe run.
+    let (found, free) = buckets.withUnsafeBufferPointer { buckets -> (Int32?, Int) in
+      let mask = buckets.count - 1
+      var b = bucket(key)
+      while true {
+        let entry = buckets[b]
+        if entry.key == key { return (entry.slot, b) }
+        if entry.key == Self.empty { return (nil, b) }
+        b = (b + 1) & mask
+      }
+    }
+    if let found { return found }
+    guard 2 * (count + 1) <= buckets.count else {
+      insert(key, slot: slot)  // grows first, then probes the new buckets
+      return nil
+    }
+    buckets[free] = Bucket(key: key, slot: slot)
+    count += 1
+    return nil
+  }
+
   /// Stores `slot` for `key`, which must not be in the index.
   package mutating func insert(_ key: Int64, slot: Int32) {
     if 2 * (count + 1) > buckets.count { grow() }

@@ -14,20 +14,27 @@ struct PlaneClassifierExtentTests {
     // A door 0.9 m wide at 2 cm: 45 columns of 100 cells each, from x = −0.3 m.
     var counts: [Int64: Int] = [:]
     for column in Int64(-15)..<30 { counts[column] = 100 }
-    let exact = try #require(PlaneTrack.robustSpan(counts, cellSize: cell))
+    let exact = try #require(PlaneTrack.robustSpan(Self.line(counts), cellSize: cell))
     #expect((exact.low - -0.3).magnitude < 1e-9)
     #expect((exact.high - 0.6).magnitude < 1e-9)
     // Twelve stray cells up to 0.3 m to its left (0.27% of the area) move the edges by at most 1 cm;
     // the box of the support would be 1.2 m wide.
     for column in Int64(-30)..<(-18) { counts[column] = 1 }
-    let robust = try #require(PlaneTrack.robustSpan(counts, cellSize: cell))
+    let robust = try #require(PlaneTrack.robustSpan(Self.line(counts), cellSize: cell))
     #expect((robust.low - -0.3).magnitude < 0.01)
     #expect((robust.high - 0.6).magnitude < 0.01)
     // A real part of the support beyond the edge (a tenth of the area) does widen it.
     for column in Int64(-20)..<(-15) { counts[column] = 100 }
-    let wider = try #require(PlaneTrack.robustSpan(counts, cellSize: cell))
+    let wider = try #require(PlaneTrack.robustSpan(Self.line(counts), cellSize: cell))
     #expect(wider.low < -0.37)
-    #expect(PlaneTrack.robustSpan([:], cellSize: cell) == nil)
+    #expect(PlaneTrack.robustSpan(PlaneCountLine(), cellSize: cell) == nil)
+  }
+
+  /// The counts per column as the count line a track keeps.
+  private static func line(_ counts: [Int64: Int]) -> PlaneCountLine {
+    var line = PlaneCountLine()
+    for (column, count) in counts { line.add(count, at: column) }
+    return line
   }
 
   @Test("A door with a strip of flush outliers beside it is a door though its hull is too wide")

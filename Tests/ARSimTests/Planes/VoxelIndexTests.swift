@@ -43,4 +43,27 @@ struct VoxelIndexTests {
     index.remove(key(1, 2, 3))
     #expect(index.count == 0)
   }
+
+  @Test("A lookup that inserts on a miss agrees with a dictionary, across growth and removals")
+  func lookupOrInsertMatchesADictionary() {
+    var index = VoxelIndex()
+    var reference: [Int64: Int32] = [:]
+    var random = SplitMix64(seed: 12)
+    for step in 0..<30_000 {
+      let k = key(Int64(random.next() % 80) - 40, Int64(random.next() % 3), Int64(random.next() % 80) - 40)
+      let slot = Int32(step)
+      if let stored = reference[k], random.next() % 3 == 0 {
+        index.remove(k)
+        reference[k] = nil
+        #expect(index.slot(of: k) == nil, "removed \(stored)")
+        continue
+      }
+      // A hit returns the stored slot and leaves it; a miss stores `slot`.
+      #expect(index.slot(of: k, insertingIfAbsent: slot) == reference[k])
+      if reference[k] == nil { reference[k] = slot }
+      #expect(index.slot(of: k) == reference[k])
+    }
+    #expect(index.count == reference.count)
+    #expect(reference.allSatisfy { index.slot(of: $0.key) == $0.value })
+  }
 }
