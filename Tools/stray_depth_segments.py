@@ -18,7 +18,7 @@ For each trajectory, against ARKit's poses (odometry.csv, each pose matched to t
      camera axes, R the trajectory's rotation. s is what the trajectory's positions would have to be
      multiplied by to be the accelerometer's metres. Run on ARKit's own trajectory too: the spread of
      its s over W is how far the IMU can tell a scale on this session.
-Only numpy; reads the files, writes nothing.
+numpy (OpenCV through stray_depth_agreement's helpers); reads the files, writes nothing.
 
 On ../shared/datasets/stray-demo2, `arsim eval ... --mode depth` at 1179adf (ATE 7.43 cm): Sim(3) 4.91 cm at
 scale 0.9646. The error has two parts. (a) The depth's metric: over each straight second the
@@ -40,23 +40,16 @@ exact ground truth (`arsim generate Datasets/scenes/room-phone.json OUT --format
 over the ground truth itself, 0.88-0.90 over ARSim's depth-only trajectory from exact depth (ATE 0.27
 cm: the positions' noise pulls it down) and 0.962-0.959 for the ratio of the scaled run's to that run's
 (1/1.03 is 0.971): the estimator's own bias is a few percent, the size of what it would have to measure."""
+import os
 import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stray_depth_agreement import angle_deg, quat_matrix  # noqa: E402
+
 # Stray: the device's axes into the camera's optical axes (x right, y down, z forward).
 CAMERA_FROM_DEVICE = np.array([[0.0, -1, 0], [-1, 0, 0], [0, 0, -1]])
-
-
-def quat_matrix(q):
-    x, y, z, w = q / np.linalg.norm(q)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
-
-
-def angle_deg(R):
-    return np.degrees(np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1)))
 
 
 def umeyama(x, y, with_scale):
