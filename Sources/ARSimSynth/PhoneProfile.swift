@@ -19,6 +19,11 @@ public struct PhoneProfile: Codable, Sendable, Equatable {
   public var flyingPixelStep = 0.04
   /// Metres beyond which depth confidence is medium rather than high. Default 3.
   public var mediumConfidenceRange = 3.0
+  /// The depth sensor's scale error: every recorded depth is the measured one (noise included) times
+  /// this, while the ground truth stays exact (a LiDAR reading a few percent long, as a real iPhone
+  /// session's does against ARKit's trajectory). Confidence and range are decided on the depth before
+  /// it. Default 1 (none).
+  public var depthScale = 1.0
   /// Rolling-shutter readout, seconds: image row y is exposed at `t + readoutTime · ((y + 0.5) / height − 0.5)`,
   /// `t` the frame's timestamp (the centre row's time). Default 0.02.
   public var readoutTime = 0.02
@@ -46,6 +51,7 @@ public struct PhoneProfile: Codable, Sendable, Equatable {
     depthHeight = try c.value(.depthHeight, default: depthHeight)
     flyingPixelStep = try c.value(.flyingPixelStep, default: flyingPixelStep)
     mediumConfidenceRange = try c.value(.mediumConfidenceRange, default: mediumConfidenceRange)
+    depthScale = try c.value(.depthScale, default: depthScale)
     readoutTime = try c.value(.readoutTime, default: readoutTime)
     whiteBalanceDrift = try c.value(.whiteBalanceDrift, default: whiteBalanceDrift)
     whiteBalancePeriod = try c.value(.whiteBalancePeriod, default: whiteBalancePeriod)
@@ -64,6 +70,7 @@ public struct PhoneProfile: Codable, Sendable, Equatable {
       side.contains(depthHeight), key + "depthHeight", "must be \(side.lowerBound)...\(side.upperBound)")
     try check.range(flyingPixelStep, 0.001...10, key + "flyingPixelStep")
     try check.positive(mediumConfidenceRange, key + "mediumConfidenceRange")
+    try check.range(depthScale, 0.5...2, key + "depthScale")
     try check.range(readoutTime, 0...(1 / frameRate), key + "readoutTime")
     try check.range(whiteBalanceDrift, 0...0.5, key + "whiteBalanceDrift")
     try check.positive(whiteBalancePeriod, key + "whiteBalancePeriod")
@@ -116,7 +123,7 @@ extension SceneRenderer {
   /// footprint when they disagree by more than ``PhoneProfile/flyingPixelStep`` (a flying pixel
   /// between two surfaces, confidence low), otherwise reads its centre ray; noise `noise · z²`,
   /// confidence medium beyond ``PhoneProfile/mediumConfidenceRange``; holes and depth beyond the
-  /// range are NaN with confidence low. Nil without a phone profile or a depth sensor.
+  /// range are NaN with confidence low; the depth written is scaled by ``PhoneProfile/depthScale``. Nil without a phone profile or a depth sensor.
   func phoneDepth(frame index: Int, pose: RigidTransform) -> (DepthImage, ConfidenceMap)? {
     guard let phone = scene.sensors.phone, let sensor = scene.sensors.depth, let camera = phoneDepthCamera
     else { return nil }
@@ -153,7 +160,7 @@ extension SceneRenderer {
             if z > phone.mediumConfidenceRange { level = min(level, 1) }
             let hole = sensor.holes > 0 && random.uniform() < sensor.holes
             guard z > 0, z <= sensor.maxRange, !hole else { continue }
-            out.depth[y * width + x] = Float(z)
+            out.depth[y * width + x] = Float(z * phone.depthScale)
             out.levels[y * width + x] = level
           }
         }

@@ -33,6 +33,8 @@ enum GenerateCommand {
       --depth-noise K         depth noise k (standard deviation k·d², d in metres) instead of the
                               scene's; 0 gives noise-free depth, which compresses far better
                               (ignored when the scene has no depth sensor)
+      --depth-scale S         the phone's depth reads S times the true depth (a LiDAR's scale error; the
+                              ground truth stays exact); needs --profile phone or the scene's sensors.phone
       --overwrite             replace an earlier recording in OUT (otherwise OUT must be new or empty)
       --bench                 render without writing anything (OUT may be left out) and print the
                               median milliseconds per frame
@@ -43,6 +45,7 @@ enum GenerateCommand {
 
   static let valueOptions: Set<String> = [
     "format", "frames", "jpeg-quality", "scale", "fps", "duration", "seed", "depth-noise", "profile",
+    "depth-scale",
   ]
 
   /// Files and folders a generated recording consists of; `--overwrite` removes only these.
@@ -124,6 +127,14 @@ enum GenerateCommand {
       args, "depth-noise", Double.init, valid: { $0 >= 0 && $0.isFinite }, "zero or positive")
     {
       scene.sensors.depth?.noise = noise
+    }
+    if let depthScale = try number(
+      args, "depth-scale", Double.init, valid: { (0.5...2).contains($0) }, "a number in 0.5...2")
+    {
+      guard scene.sensors.phone != nil else {
+        throw Arguments.UsageError("--depth-scale needs a phone profile (--profile phone)")
+      }
+      scene.sensors.phone?.depthScale = depthScale
     }
     try validate(scene, changedBy: args, scenePath: scenePath)
     let start = Date()
