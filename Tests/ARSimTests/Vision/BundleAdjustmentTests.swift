@@ -280,6 +280,15 @@ import Testing
       simd_double3x3(rows: [SIMD3(m[0], m[1], m[2]), SIMD3(m[3], m[4], m[5]), SIMD3(m[6], m[7], m[8])]))
   }
 
+  /// The true turn between each pair of consecutive cameras as a prior of `sigmaDegrees`.
+  static func truePriors(_ scene: Scene, sigmaDegrees: Double) -> [BundleAdjustment.RotationPrior] {
+    scene.trueCameras.indices.dropFirst().map { c in
+      BundleAdjustment.RotationPrior(
+        first: c - 1, second: c, firstFromSecond: turn(scene.trueCameras[c - 1], scene.trueCameras[c]),
+        sigma: sigmaDegrees * .pi / 180)
+    }
+  }
+
   /// A gyroscope holds the tilt: every camera after the two fixed ones is observed as if tilted a
   /// further 0.1° about its x axis (the visual constraints drift, 0.6° by the last camera). Alone the
   /// window follows them; with the true turns between consecutive cameras as priors (0.002°, which
@@ -305,11 +314,7 @@ import Testing
     }
     #expect(freeErrors.last! > 0.4, "without priors the last camera is \(freeErrors.last!)° off")
 
-    let priors = scene.trueCameras.indices.dropFirst().map { c in
-      BundleAdjustment.RotationPrior(
-        first: c - 1, second: c, firstFromSecond: Self.turn(scene.trueCameras[c - 1], scene.trueCameras[c]),
-        sigma: 0.002 * .pi / 180)
-    }
+    let priors = Self.truePriors(scene, sigmaDegrees: 0.002)
     let held = try BundleAdjustment.adjust(
       cameras: scene.startCameras, fixed: scene.fixed, points: scene.startPoints,
       observations: scene.observations, intrinsics: Self.intrinsics, iterations: 20, rotationPriors: priors)
@@ -330,11 +335,7 @@ import Testing
   /// derivatives, the cross terms between two free cameras included, agree with the cost).
   @Test func exactRotationPriorsKeepANoiseFreeFitExact() throws {
     let scene = Self.scene(pointCount: 200, noise: 0, seed: 6)
-    let priors = scene.trueCameras.indices.dropFirst().map { c in
-      BundleAdjustment.RotationPrior(
-        first: c - 1, second: c, firstFromSecond: Self.turn(scene.trueCameras[c - 1], scene.trueCameras[c]),
-        sigma: 0.01 * .pi / 180)
-    }
+    let priors = Self.truePriors(scene, sigmaDegrees: 0.01)
     let result = try BundleAdjustment.adjust(
       cameras: scene.startCameras, fixed: scene.fixed, points: scene.startPoints,
       observations: scene.observations, intrinsics: Self.intrinsics, rotationPriors: priors)
