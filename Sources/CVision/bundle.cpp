@@ -4,8 +4,12 @@
 //
 // Residuals are pixel reprojection errors r = pi(R X + t) - u, and for observations with a measured
 // depth d of standard deviation sigma also rd = ((R X + t).z - d) / sigma (its own Huber threshold,
-// in standard deviations: a depth prior weighted by the sensor's noise). Each linearisation builds the
-// normal equations of the IRLS-weighted problem (Huber weight 1 up to delta, delta / |r| beyond):
+// in standard deviations: a depth prior weighted by the sensor's noise). Rotation priors between two
+// cameras (a gyroscope's turn Q between them) add r = log(Q^T R_a R_b^T) / sigma, plain least squares,
+// whose derivatives by the two rotation increments (Jr^-1(r) R_b R_a^T and -Jr^-1(r)) fill the two
+// rotation blocks and, when both cameras are free, the block between them in the reduced camera
+// system. Each linearisation builds the normal equations of the IRLS-weighted problem (Huber weight 1
+// up to delta, delta / |r| beyond):
 //
 //   [ U   W ] [dc]   [-g_c]        U: 6x6 block per free camera, V: 3x3 block per point,
 //   [ W^T V ] [dp] = [-g_p]        W: 6x3 block per observation of a free camera.
@@ -59,8 +63,9 @@ void validate_depth_params(const cv_bundle_params &p) {
 extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_cameras, const uint8_t *camera_fixed,
                                     double *points, int32_t n_points, const int32_t *obs_camera,
                                     const int32_t *obs_point, const double *obs_pixels,
-                                    const double *obs_depths, int32_t n_observations, cv_intrinsics intrinsics,
-                                    cv_bundle_params params, cv_bundle_result *result,
+                                    const double *obs_depths, int32_t n_observations,
+                                    const cv_rotation_prior *rotation_priors, int32_t n_rotation_priors,
+                                    cv_intrinsics intrinsics, cv_bundle_params params, cv_bundle_result *result,
                                     cv_status *status) noexcept {
   return cvision::guarded(status, "cv_bundle_adjust", [&](cv_status *) -> int32_t {
     cvision::require_count(n_cameras, 1, "n_cameras");
@@ -120,8 +125,31 @@ extern "C" int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_camera
       observations[size_t(i)].inverse_sigma = 1 / sigma;
     }
 
+    if (n_rotation_priors < 0) fail(CV_ERR_INVALID_ARGUMENT, "n_rotation_priors is negative (%d)", n_rotation_priors);
+    if (n_rotation_priors > 0) cvision::require_pointer(rotation_priors, "rotation_priors");
+    std::vector<RotationPrior> priors;
+    for (int32_t k = 0; k < n_rotation_priors; ++k) {
+      const cv_rotation_prior &p = rotation_priors[k];
+      if (p.first < 0 || p.first >= n_cameras || p.second < 0 || p.second >= n_cameras || p.first == p.second) {
+        fail(CV_ERR_INVALID_ARGUMENT, "rotation_priors[%d] joins cameras %d and %d (two of 0..<%d)", k, p.first,
+             p.second, n_cameras);
+      }
+      if (!std::isfinite(p.inverse_sigma) || !(p.inverse_sigma > 0)) {
+        fail(CV_ERR_INVALID_ARGUMENT, "rotation_priors[%d].inverse_sigma must be positive and finite (got %g)", k,
+             p.inverse_sigma);
+      }
+      char name[48];
+      std::snprintf(name, sizeof(name), "rotation_priors[%d]", k);
+      cv_pose rotation{};
+      for (int i = 0; i < 9; ++i) rotation.r[i] = p.rotation[i];
+      const cvision::Pose read = cvision::read_pose(rotation, name);
+      if (camera_fixed[p.first] != 0 && camera_fixed[p.second] != 0) continue;  // a constant
+      priors.push_back(RotationPrior{p.first, p.second, read.R, p.inverse_sigma});
+    }
+
     BundleAdjuster adjuster(std::move(observations), free_index, free_count, n_points, intrinsics,
                             params.huber_delta, obs_depths != nullptr ? params.depth_huber_delta : 1.0);
+    adjuster.set_rotation_priors(std::move(priors));
     const double outlier_threshold = 3 * params.huber_delta;
     double initial_rms = 0;
     int32_t in_front = 0, outliers = 0;

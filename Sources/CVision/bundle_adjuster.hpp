@@ -57,6 +57,46 @@ struct Observation {
   double inverse_sigma = 0;
 };
 
+/// A prior on the relative rotation of two cameras (a gyroscope's turn between them): the residual
+/// r = log(Q^T R_a R_b^T) * inverse_sigma (radians over their standard deviation), with R the cameras'
+/// camera-from-world rotations and Q the measured camera-a-from-camera-b rotation. Plain least squares.
+struct RotationPrior {
+  int32_t a, b;
+  Eigen::Matrix3d Q;
+  double inverse_sigma;
+};
+
+/// The linearisation of one rotation prior: r and its derivatives by the two cameras' rotation
+/// increments (left perturbations), already scaled by the inverse sigma.
+struct LinearisedPrior {
+  double Ja[3][3], Jb[3][3];
+  double r[3];
+};
+
+/// log: SO(3) -> so(3) (through the quaternion: accurate for small angles).
+inline Eigen::Vector3d so3_log(const Eigen::Matrix3d &R) {
+  const Eigen::Quaterniond q(R);
+  const double w = q.w() < 0 ? -q.w() : q.w();
+  const Eigen::Vector3d v = q.w() < 0 ? Eigen::Vector3d(-q.vec()) : Eigen::Vector3d(q.vec());
+  const double s = v.norm();
+  if (s < 1e-12) return 2 * v;
+  return (2 * std::atan2(s, w) / s) * v;
+}
+
+/// The inverse of SO(3)'s right Jacobian at `phi`: log(exp(phi) exp(d)) = phi + Jr^-1(phi) d + O(d^2).
+inline Eigen::Matrix3d so3_right_jacobian_inverse(const Eigen::Vector3d &phi) {
+  const double theta2 = phi.squaredNorm();
+  const Eigen::Matrix3d W = skew(phi);
+  double c;
+  if (theta2 < 1e-8) {
+    c = 1.0 / 12.0 + theta2 / 720.0;
+  } else {
+    const double theta = std::sqrt(theta2);
+    c = 1 / theta2 - (1 + std::cos(theta)) / (2 * theta * std::sin(theta));
+  }
+  return Eigen::Matrix3d::Identity() + 0.5 * W + c * W * W;
+}
+
 struct State {
   std::vector<Pose> poses;
   std::vector<Eigen::Vector3d> points;
@@ -127,6 +167,25 @@ class BundleAdjuster {
     point_active_.resize(size_t(point_count_));
   }
 
+  /// Sets the rotation priors (their cameras in range and not both fixed: checked by the caller).
+  void set_rotation_priors(std::vector<RotationPrior> priors) {
+    priors_ = std::move(priors);
+    linearised_priors_.resize(priors_.size());
+  }
+
+  /// The residual of rotation prior `p` at `state` (standard deviations per axis).
+  static Eigen::Vector3d prior_residual(const RotationPrior &p, const State &state) {
+    const Eigen::Matrix3d A = state.poses[size_t(p.a)].R * state.poses[size_t(p.b)].R.transpose();
+    return p.inverse_sigma * so3_log(p.Q.transpose() * A);
+  }
+
+  /// Half the squared norm of the rotation priors' residuals.
+  double prior_cost(const State &state) const {
+    double sum = 0;
+    for (const RotationPrior &p : priors_) sum += 0.5 * prior_residual(p, state).squaredNorm();
+    return sum;
+  }
+
   /// Huber loss of an error of `e` pixels.
   double huber(double e) const { return huber(e, delta_); }
   /// Huber loss of an error `e` with threshold `delta`.
@@ -165,6 +224,7 @@ class BundleAdjuster {
         ++behind;
       }
     }
+    c.in_front += prior_cost(state);
     c.total = c.in_front + behind * behind_penalty;
     return c;
   }
@@ -274,6 +334,43 @@ class BundleAdjuster {
       }
       point_active_[size_t(o.point)] = 1;
     }
+    linearise_priors(state);
+  }
+
+  /// Adds the rotation priors to the camera blocks and gradients; their cross terms between two free
+  /// cameras are kept for `solve` (linearised_priors_).
+  void linearise_priors(const State &state) {
+    for (size_t k = 0; k < priors_.size(); ++k) {
+      const RotationPrior &p = priors_[k];
+      LinearisedPrior &l = linearised_priors_[k];
+      const Eigen::Matrix3d A = state.poses[size_t(p.a)].R * state.poses[size_t(p.b)].R.transpose();
+      const Eigen::Vector3d phi = so3_log(p.Q.transpose() * A);
+      // Q^T exp(wa) A exp(-wb) = (Q^T A) exp(A^T wa - wb) to first order.
+      const Eigen::Matrix3d Jinv = p.inverse_sigma * so3_right_jacobian_inverse(phi);
+      const Eigen::Matrix3d Ja = Jinv * A.transpose();
+      for (int i = 0; i < 3; ++i) {
+        l.r[i] = p.inverse_sigma * phi(i);
+        for (int j = 0; j < 3; ++j) {
+          l.Ja[i][j] = Ja(i, j);
+          l.Jb[i][j] = -Jinv(i, j);
+        }
+      }
+      add_prior_block(free_index_[size_t(p.a)], l.Ja, l.r);
+      add_prior_block(free_index_[size_t(p.b)], l.Jb, l.r);
+    }
+  }
+
+  /// Adds J^T J and J^T r of one camera's part of a rotation prior to its rotation block.
+  void add_prior_block(int32_t c, const double J[3][3], const double r[3]) {
+    if (c < 0) return;
+    Block66 &U = U_[size_t(c)];
+    Vec6 &g = gc_[size_t(c)];
+    for (int m = 0; m < 3; ++m) {
+      for (int n = 0; n < 3; ++n) {
+        U[6 * m + n] += J[0][m] * J[0][n] + J[1][m] * J[1][n] + J[2][m] * J[2][n];
+      }
+      g[m] += J[0][m] * r[0] + J[1][m] * r[1] + J[2][m] * r[2];
+    }
   }
 
   /// Solves the damped normal equations by the Schur complement on the points. Returns false when
@@ -290,6 +387,21 @@ class BundleAdjuster {
         for (int n = 0; n < 6; ++n) S[(6 * c + m) + dim * (6 * c + n)] = U[6 * m + n];
         S[(6 * c + m) * (dim + 1)] += lambda * std::max(U[7 * m], kDiagonalFloor);
         b[6 * c + m] = -gc_[size_t(c)][m];
+      }
+    }
+    // The rotation priors' cross terms between two free cameras (lower triangle: row block > column).
+    for (size_t k = 0; k < priors_.size(); ++k) {
+      const int32_t ca = free_index_[size_t(priors_[k].a)], cb = free_index_[size_t(priors_[k].b)];
+      if (ca < 0 || cb < 0 || ca == cb) continue;
+      const LinearisedPrior &l = linearised_priors_[k];
+      const bool a_below = ca > cb;
+      const int32_t row = a_below ? ca : cb, column = a_below ? cb : ca;
+      const auto &Jr = a_below ? l.Ja : l.Jb;
+      const auto &Jc = a_below ? l.Jb : l.Ja;
+      for (int m = 0; m < 3; ++m) {
+        for (int n = 0; n < 3; ++n) {
+          S[(6 * row + m) + dim * (6 * column + n)] += Jr[0][m] * Jc[0][n] + Jr[1][m] * Jc[1][n] + Jr[2][m] * Jc[2][n];
+        }
       }
     }
     for (int32_t j = 0; j < point_count_; ++j) {
@@ -429,6 +541,8 @@ class BundleAdjuster {
   std::vector<Block33> V_, Vinv_;
   std::vector<Vec3> gp_;
   std::vector<uint8_t> point_active_;
+  std::vector<RotationPrior> priors_;
+  std::vector<LinearisedPrior> linearised_priors_;
   Eigen::MatrixXd S_;
   Eigen::VectorXd b_;
 };

@@ -14,6 +14,17 @@ struct LocalBundleWindow {
     var observations: [UInt64: SIMD2<Double>]
     /// The depth measured at an observation's pixel, when there was one (RGB-D).
     var depths: [UInt64: BundleAdjustment.DepthPrior]
+    /// The gyroscope's turn from the keyframe added before this one, when measured: a prior on
+    /// their relative rotation while both are in the window.
+    var turn: Turn? = nil
+  }
+
+  /// A measured rotation between two consecutive keyframes and its noise.
+  struct Turn {
+    /// The rotation from this keyframe's optical frame to the previous keyframe's.
+    var previousFromThis: simd_quatd
+    /// Standard deviation per axis, radians, > 0.
+    var sigma: Double
   }
 
   let options: TrackerOptions.LocalBundle
@@ -32,7 +43,8 @@ struct LocalBundleWindow {
   }
 
   /// Adds a keyframe at `opticalFromO` observing `observations` (with the depths measured at some of
-  /// them, `depths`: priors on those points), and refines the last `windowSize`
+  /// them, `depths`: priors on those points; and the gyroscope's `turn` from the keyframe added before
+  /// it, a prior on their relative rotation while both are in the window), and refines the last `windowSize`
   /// keyframes' poses and the landmarks they see (in `landmarks`, tracked, or `retired`: lost by KLT
   /// but still observed) by bundle adjustment, with up to `maxFixedKeyframes` older keyframes that
   /// observe those landmarks held fixed (the first keyframe alone while there are no older ones). Older
@@ -41,10 +53,11 @@ struct LocalBundleWindow {
   /// ran (too few keyframes or shared points, or the solver failed).
   mutating func addAndAdjust(
     opticalFromO: RigidTransform, observations: [UInt64: SIMD2<Double>],
-    depths: [UInt64: BundleAdjustment.DepthPrior] = [:], landmarks: inout [UInt64: SIMD3<Double>],
-    retired: inout [UInt64: SIMD3<Double>]
+    depths: [UInt64: BundleAdjustment.DepthPrior] = [:], turn: Turn? = nil,
+    landmarks: inout [UInt64: SIMD3<Double>], retired: inout [UInt64: SIMD3<Double>]
   ) -> RigidTransform? {
-    keyframes.append(Keyframe(opticalFromO: opticalFromO, observations: observations, depths: depths))
+    keyframes.append(
+      Keyframe(opticalFromO: opticalFromO, observations: observations, depths: depths, turn: turn))
     let (tracked, lost) = (landmarks, retired)
     func position(_ id: UInt64) -> SIMD3<Double>? { tracked[id] ?? lost[id] }
     // The local map: the points the refined keyframes observe.
@@ -83,7 +96,13 @@ struct LocalBundleWindow {
         cameras: keyframes.map(\.opticalFromO.poseCW),
         fixed: keyframes.indices.map { $0 < max(1, firstFree) },
         points: pointIDs.map { position($0)! }, observations: measurements, intrinsics: intrinsics,
-        iterations: options.iterations, huberDelta: options.huberPixels)
+        iterations: options.iterations, huberDelta: options.huberPixels,
+        rotationPriors: keyframes.indices.dropFirst().compactMap { c in
+          keyframes[c].turn.map {
+            BundleAdjustment.RotationPrior(
+              first: c - 1, second: c, firstFromSecond: $0.previousFromThis, sigma: $0.sigma)
+          }
+        })
     else { return nil }
     for c in keyframes.indices { keyframes[c].opticalFromO = RigidTransform(adjusted.cameras[c]) }
     for (k, id) in pointIDs.enumerated() {

@@ -17,6 +17,9 @@ struct RGBDMap {
   private var lastKeyframe: (oFromOptical: RigidTransform, landmarks: Set<UInt64>)?
   /// Keyframes the window was given so far (each ran its adjustment when it had enough views).
   private(set) var keyframesMade = 0
+  /// The rotation from the last keyframe's optical frame to the one before it, as the window adjusted
+  /// them when it made the last one (nil: it did not adjust).
+  private(set) var lastKeyframeTurn: simd_quatd?
   private var nextID: UInt64 = 1
 
   init(options: TrackerOptions, intrinsics: CameraIntrinsics) {
@@ -70,10 +73,11 @@ struct RGBDMap {
 
   /// A tracked frame at `oFromOptical` (its pose already refined with its depths): when it is a
   /// keyframe (``isKeyframe(at:ids:depths:)``) it joins the window, observing the tracks at `pixels` with
-  /// the depths measured there, and the window is adjusted. Returns O from the frame's optical frame as
+  /// the depths measured there (and `turn`, the gyroscope's rotation from the last keyframe when
+  /// measured: a prior on their relative rotation), and the window is adjusted. Returns O from the frame's optical frame as
   /// adjusted, or nil when the frame is no keyframe or the window did not adjust.
   mutating func frameTracked(
-    oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>],
+    oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>], turn: LocalBundleWindow.Turn? = nil,
     depthAt: (SIMD2<Float>) -> FrameDepth.Sample?
   ) -> RigidTransform? {
     framesSinceKeyframe += 1
@@ -88,9 +92,13 @@ struct RGBDMap {
     keyframesMade += 1
     lastKeyframe = (oFromOptical, Set(observations.keys))
     let adjusted = window.addAndAdjust(
-      opticalFromO: oFromOptical.inverse, observations: observations, depths: depths, landmarks: &landmarks,
-      retired: &retired)
+      opticalFromO: oFromOptical.inverse, observations: observations, depths: depths, turn: turn,
+      landmarks: &landmarks, retired: &retired)
     if let adjusted { lastKeyframe?.oFromOptical = adjusted }
+    let kept = window.keyframes
+    lastKeyframeTurn =
+      adjusted != nil && kept.count >= 2
+      ? (kept[kept.count - 2].opticalFromO * kept[kept.count - 1].opticalFromO.inverse).rotation : nil
     return adjusted
   }
 

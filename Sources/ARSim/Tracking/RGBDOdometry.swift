@@ -48,6 +48,8 @@ final class RGBDOdometry: Odometry {
   private var lastMeasuredStep: GapPrediction.Step?
   /// The IMU samples recorded since the last frame.
   private var samples: [IMUSample] = []
+  /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations).
+  private var turns: KeyframeTurns
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
   /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
   /// within half a readout and one interval of the last, and a sample exactly one interval out stays
@@ -64,6 +66,7 @@ final class RGBDOdometry: Odometry {
     }
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
     map = RGBDMap(options: options, intrinsics: intrinsics)
+    turns = KeyframeTurns(noise: options.rgbd.bundleGyroscopeNoiseDegrees * .pi / 180)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
@@ -78,6 +81,7 @@ final class RGBDOdometry: Odometry {
     var clock = ContinuousClock.now
     let pyramid = tracks.pyramid(gray, prepared: prepared)
     clock = lap(&timings.track, since: clock)
+    turns.frame(at: timestamp)
     defer {
       previousPyramid = pyramid
       previousDepth = depth
@@ -86,6 +90,7 @@ final class RGBDOdometry: Odometry {
       frameIndex += 1
     }
     guard let previousPyramid, let pyramid else {
+      turns.breakChain()
       replenish(gray: gray, depth: depth)
       addKeyframe(gray: gray, depth: depth)
       previousPose = nil
@@ -95,7 +100,10 @@ final class RGBDOdometry: Odometry {
         inliers: tracks.count)
     }
 
-    if framesSinceGap != nil, let lost = recoverAfterGap(gray: gray, depth: depth) { return lost }
+    if framesSinceGap != nil, let lost = recoverAfterGap(gray: gray, depth: depth) {
+      turns.breakChain()
+      return lost
+    }
     let predicted = prediction(timestamp: timestamp)
     var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
 
@@ -184,13 +192,19 @@ final class RGBDOdometry: Odometry {
       source == .features && quality == .normal ? closeLoop(gray: gray, depth: depth) : nil
     clock = lap(&timings.pose, since: clock)
     map.keep(tracked: tracks.ids)
+    // A pose not measured frame to frame (or one that jumped to a relocalised place) breaks the
+    // gyroscope's chain of turns from the last keyframe.
+    if ![.features, .depth].contains(source) { turns.breakChain() }
     if source != .prediction {
       replenish(gray: gray, depth: depth)
-      if source == .features, quality != .excessiveMotion, let depth,
+      let made = map.keyframesMade
+      if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
-          oFromOptical: pose, ids: tracks.ids, pixels: tracks.points, depthAt: { sample($0, in: depth) })
-      {
-        pose = adjusted
+          oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
+          turn: rgbd.bundleGyroscopeNoiseDegrees > 0 ? turns.turn : nil,
+          depthAt: { sample($0, in: depth) })
+        if let adjusted { pose = adjusted }
+        if map.keyframesMade > made { turns.keyframeMade(adjusted: map.lastKeyframeTurn) }
       }
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
@@ -320,6 +334,7 @@ final class RGBDOdometry: Odometry {
   /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
   /// shutter's correction).
   func add(_ samples: [IMUSample]) {
+    turns.add(samples)
     gapPrediction?.add(samples)
     self.samples = samples
     rates = samples.compactMap { sample in sample.rotationRate.map { (sample.timestamp, $0) } }
@@ -398,6 +413,7 @@ final class RGBDOdometry: Odometry {
   /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
   /// the gap.
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
+    turns.reset()
     framesSinceGap = 0
     tracks.removeAll()
     gapPrediction = previousTimestamp.map { time in

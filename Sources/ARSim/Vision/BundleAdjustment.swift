@@ -47,6 +47,29 @@ package enum BundleAdjustment {
     }
   }
 
+  /// A prior on the relative rotation of two cameras, such as a gyroscope's turn between them: the
+  /// residual log(Qᵀ R_first R_secondᵀ) / `sigma` (R the cameras' camera-from-world rotations, Q
+  /// `firstFromSecond`) joins the cost, plain least squares.
+  package struct RotationPrior: Sendable, Equatable {
+    /// Index into the `cameras` array of the first camera.
+    package var first: Int
+    /// Index into the `cameras` array of the second camera.
+    package var second: Int
+    /// The measured rotation from the second camera's optical frame to the first's.
+    package var firstFromSecond: simd_quatd
+    /// Standard deviation of the measurement per axis, radians, > 0.
+    package var sigma: Double
+
+    /// A prior that camera `second`'s optical frame turned by `firstFromSecond` from camera `first`'s,
+    /// with standard deviation `sigma` radians per axis.
+    package init(first: Int, second: Int, firstFromSecond: simd_quatd, sigma: Double) {
+      self.first = first
+      self.second = second
+      self.firstFromSecond = firstFromSecond
+      self.sigma = sigma
+    }
+  }
+
   /// The adjusted window and statistics.
   package struct Result: Sendable, Equatable {
     /// Camera-from-world poses (optical frame), in the order given; fixed cameras are returned
@@ -87,12 +110,14 @@ package enum BundleAdjustment {
   ///     (default 1e-4).
   ///   - depthHuberDelta: Huber threshold on the depth residuals, standard deviations, > 0
   ///     (default 2); read only when an observation has a depth.
+  ///   - rotationPriors: priors on the relative rotation of two cameras (default none); those between
+  ///     two fixed cameras are constants and ignored.
   /// - Throws: `.invalidArgument` for bad input (counts, indices, non-finite values, no fixed
   ///   camera); `.notEnoughData` when no observation lies in front of its camera.
   package static func adjust(
     cameras: [PoseCW], fixed: [Bool], points: [SIMD3<Double>], observations: [Observation],
     intrinsics: CameraIntrinsics, iterations: Int = 10, huberDelta: Double = 2, initialLambda: Double = 1e-4,
-    depthHuberDelta: Double = 2
+    depthHuberDelta: Double = 2, rotationPriors: [RotationPrior] = []
   ) throws(VisionError) -> Result {
     guard fixed.count == cameras.count else {
       throw .invalidArgument("fixed (\(fixed.count)) and cameras (\(cameras.count)) differ in count")
@@ -116,6 +141,19 @@ package enum BundleAdjustment {
       pixels += [observation.pixel.x, observation.pixel.y]
       if hasDepth { depths += [observation.depth?.depth ?? .nan, observation.depth?.sigma ?? .nan] }
     }
+    var priors = [cv_rotation_prior]()
+    priors.reserveCapacity(rotationPriors.count)
+    for (k, prior) in rotationPriors.enumerated() {
+      let r = simd_double3x3(prior.firstFromSecond)
+      var c = cv_rotation_prior()
+      c.first = try VisionError.int32(prior.first, "rotationPriors[\(k)].first")
+      c.second = try VisionError.int32(prior.second, "rotationPriors[\(k)].second")
+      // Row-major; simd's matrices are column-major (r[column][row]).
+      c.rotation = (r[0][0], r[1][0], r[2][0], r[0][1], r[1][1], r[2][1], r[0][2], r[1][2], r[2][2])
+      c.inverse_sigma = 1 / prior.sigma
+      priors.append(c)
+    }
+    let priorCount = try VisionError.int32(priors.count, "rotationPriors.count")
     var poses = cameras.map(\.c)
     let flags = fixed.map { UInt8($0 ? 1 : 0) }
     var packed = [Double]()
@@ -135,11 +173,14 @@ package enum BundleAdjustment {
             pointIndices.withUnsafeBufferPointer { pointIndexBuffer in
               pixels.withUnsafeBufferPointer { pixelBuffer in
                 depths.withUnsafeBufferPointer { depthBuffer in
-                  cv_bundle_adjust(
-                    poseBuffer.baseAddress, cameraCount, flagBuffer.baseAddress, pointBuffer.baseAddress,
-                    pointCount, cameraBuffer.baseAddress, pointIndexBuffer.baseAddress,
-                    pixelBuffer.baseAddress,
-                    hasDepth ? depthBuffer.baseAddress : nil, observationCount, k, params, &result, &status)
+                  priors.withUnsafeBufferPointer { priorBuffer in
+                    cv_bundle_adjust(
+                      poseBuffer.baseAddress, cameraCount, flagBuffer.baseAddress, pointBuffer.baseAddress,
+                      pointCount, cameraBuffer.baseAddress, pointIndexBuffer.baseAddress,
+                      pixelBuffer.baseAddress,
+                      hasDepth ? depthBuffer.baseAddress : nil, observationCount,
+                      priors.isEmpty ? nil : priorBuffer.baseAddress, priorCount, k, params, &result, &status)
+                  }
                 }
               }
             }

@@ -149,6 +149,17 @@ typedef struct cv_bundle_result {
   int32_t outliers;
 } cv_bundle_result;
 
+/// A prior on the relative rotation of two cameras of cv_bundle_adjust (e.g. a gyroscope's turn
+/// between them): the residual log(Q^T R_first R_second^T) * inverse_sigma joins the cost (plain least
+/// squares), R the cameras' camera-from-world rotations, Q the measured rotation from camera
+/// `second`'s frame to camera `first`'s (row-major, proper).
+typedef struct cv_rotation_prior {
+  int32_t first;         ///< index of the first camera
+  int32_t second;        ///< index of the second camera (not `first`)
+  double rotation[9];    ///< Q, row-major
+  double inverse_sigma;  ///< 1 / the standard deviation per axis, 1/radians (finite, > 0)
+} cv_rotation_prior;
+
 /// Sliding-window bundle adjustment: jointly refines the poses of the cameras that are not fixed
 /// and all observed points by minimising the Huber loss of the reprojection errors (pixels) plus,
 /// for observations with a measured depth (RGB-D), the Huber loss of the depth residual in standard
@@ -170,6 +181,8 @@ typedef struct cv_bundle_result {
 ///   camera (`obs_depths[2k]`, metres) and its standard deviation (`obs_depths[2k + 1]`, metres); a
 ///   NaN depth means no prior for that observation, else both must be finite and positive. With
 ///   depth priors the scale is held by them and one fixed camera suffices.
+/// - `rotation_priors` (optional, `n_rotation_priors` >= 0): priors on two cameras' relative rotation
+///   (cv_rotation_prior); those between two fixed cameras are ignored.
 /// - `result` (optional) receives the statistics.
 ///
 /// Method: Levenberg-Marquardt with Huber (IRLS) weights; camera updates are left SE(3) increments
@@ -183,7 +196,8 @@ typedef struct cv_bundle_result {
 int32_t cv_bundle_adjust(cv_pose *camera_from_world, int32_t n_cameras, const uint8_t *camera_fixed,
                          double *points, int32_t n_points, const int32_t *obs_camera,
                          const int32_t *obs_point, const double *obs_pixels, const double *obs_depths,
-                         int32_t n_observations, cv_intrinsics intrinsics, cv_bundle_params params,
+                         int32_t n_observations, const cv_rotation_prior *rotation_priors,
+                         int32_t n_rotation_priors, cv_intrinsics intrinsics, cv_bundle_params params,
                          cv_bundle_result *result, cv_status *status) CVISION_NOEXCEPT;
 
 #ifdef __cplusplus
