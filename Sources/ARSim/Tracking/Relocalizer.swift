@@ -1,3 +1,5 @@
+import Foundation
+
 /// Recovers a lost pose against keyframes (stella_vslam's `relocalizer`): place recognition by
 /// brute-force Hamming matching of the frame's ORB features against every candidate keyframe's
 /// (capped at ``TrackerOptions/Relocalization/recognizedKeyframes``, most recent first), the
@@ -201,9 +203,8 @@ struct Relocalizer {
     guard
       let (found, mask) = try? PoseSolver.solvePnPRansac(
         worldPoints: world, imagePoints: image, intrinsics: intrinsics,
-        threshold: options.reprojectionThreshold, confidence: 0.999,
-        maxIterations: options.ransacIterations,
-        seed: seed),
+        threshold: options.reprojectionThreshold, confidence: Self.ransacConfidence,
+        maxIterations: ransacIterations(matches: matches.count), seed: seed),
       mask.count(where: { $0 }) >= options.minMatches
     else { return nil }
     // Depth check: each inlier's point, in the found camera, against the frame's own depth there.
@@ -217,6 +218,23 @@ struct Relocalizer {
     }
     guard depthAgrees(measured: measured, agreeing: agreeing) else { return nil }
     return (RigidTransform(found), mask)
+  }
+
+  /// PnP RANSAC's confidence of drawing one all-inlier sample.
+  static let ransacConfidence = 0.999
+
+  /// The PnP RANSAC iterations for `matches` matches: enough to draw, with ``ransacConfidence``, one
+  /// sample of 4 inliers when only ``TrackerOptions/Relocalization/minMatches`` of them are (the
+  /// fewest inliers a pose needs: one with more is drawn sooner), at most
+  /// ``TrackerOptions/Relocalization/ransacIterations``. A keyframe matched by little more than
+  /// `minMatches` (place recognition's usual false candidates: no pose) costs a few iterations, not
+  /// thousands.
+  func ransacIterations(matches: Int) -> Int {
+    let ratio = Double(options.minMatches) / Double(max(matches, 1))
+    guard ratio < 1 else { return 1 }
+    let needed = log(1 - Self.ransacConfidence) / log(1 - pow(ratio, 4))
+    guard needed.isFinite else { return options.ransacIterations }
+    return max(1, min(options.ransacIterations, Int(needed.rounded(.up))))
   }
 
   /// Whether the frame's depth (`frame`, its thumbnail) agrees with keyframe's (`kept`) when the

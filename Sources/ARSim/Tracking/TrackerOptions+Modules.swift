@@ -108,7 +108,8 @@ extension TrackerOptions {
     public var depthTolerance = 0.05
     /// Fraction of the relocalised inliers with depth whose depth must agree. Default 0.8.
     public var minDepthAgreement = 0.8
-    /// PnP RANSAC iterations. Default 2000.
+    /// PnP RANSAC iterations at most (fewer where a keyframe's matches are few:
+    /// ``Relocalizer/ransacIterations(matches:)``). Default 2000.
     public var ransacIterations = 2000
     /// Width, pixels, beyond which a keyframe's depth thumbnail (``DepthThumbnail``) is not made: the
     /// depth map is averaged over square blocks of the smallest factor that fits. Default 80.

@@ -44,4 +44,21 @@ import Testing
     // The keyframes sharing the view add their points: 960 -> 1279 matches over frames 5, 15, ..., 95.
     #expect(Double(inliers.extended) >= 1.2 * Double(inliers.plain), "\(inliers)")
   }
+
+  /// PnP RANSAC's iterations follow the matches: enough to draw 4 of `minMatches` inliers (20 by
+  /// default) with 0.999 confidence, never more than `ransacIterations`.
+  @Test func ransacIterationsFollowTheMatches() {
+    let relocalizer = Relocalizer(
+      options: TrackerOptions().relocalization, intrinsics: DepthThumbnailTests.intrinsics)
+    // All 20 must be inliers: the first sample is all-inlier.
+    #expect(relocalizer.ransacIterations(matches: 20) == 1)
+    // (2/3)^4 of samples all-inlier: ln(0.001) / ln(1 - 0.1975) = 31.4.
+    #expect(relocalizer.ransacIterations(matches: 30) == 32)
+    // Half inliers: 107.0.
+    #expect(relocalizer.ransacIterations(matches: 40) == 108)
+    // A tenth: 69 074, capped.
+    #expect(relocalizer.ransacIterations(matches: 200) == 2000)
+    let counts = (20...400).map { relocalizer.ransacIterations(matches: $0) }
+    #expect(zip(counts, counts.dropFirst()).allSatisfy { $0 <= $1 })
+  }
 }
