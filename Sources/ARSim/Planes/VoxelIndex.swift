@@ -43,25 +43,12 @@ package struct VoxelIndex {
 
   /// The slot stored for `key`, or nil.
   @inline(__always)
-  package func slot(of key: Int64) -> Int32? {
-    buckets.withUnsafeBufferPointer { buckets in
-      let mask = buckets.count - 1
-      var b = bucket(key)
-      while true {
-        let entry = buckets[b]
-        if entry.key == key { return entry.slot }
-        if entry.key == Self.empty { return nil }
-        b = (b + 1) & mask
-      }
-    }
-  }
+  package func slot(of key: Int64) -> Int32? { probe(key).slot }
 
-  /// The slot stored for `key`; when there is none, stores `slot` for it and returns nil: a lookup and,
-  /// on a miss, ``insert(_:slot:)``, in one probe of the buckets.
+  /// The slot stored for `key` and its bucket, or nil and the free bucket that ends its probe run.
   @inline(__always)
-  package mutating func slot(of key: Int64, insertingIfAbsent slot: Int32) -> Int32? {
-    // The key's slot, or the free bucket that ends its probe run.
-    let (found, free) = buckets.withUnsafeBufferPointer { buckets -> (Int32?, Int) in
+  private func probe(_ key: Int64) -> (slot: Int32?, bucket: Int) {
+    buckets.withUnsafeBufferPointer { buckets in
       let mask = buckets.count - 1
       var b = bucket(key)
       while true {
@@ -71,6 +58,13 @@ package struct VoxelIndex {
         b = (b + 1) & mask
       }
     }
+  }
+
+  /// The slot stored for `key`; when there is none, stores `slot` for it and returns nil: a lookup and,
+  /// on a miss, ``insert(_:slot:)``, in one probe of the buckets.
+  @inline(__always)
+  package mutating func slot(of key: Int64, insertingIfAbsent slot: Int32) -> Int32? {
+    let (found, free) = probe(key)
     if let found { return found }
     guard 2 * (count + 1) <= buckets.count else {
       insert(key, slot: slot)  // grows first, then probes the new buckets
