@@ -48,8 +48,9 @@ final class RGBDOdometry: Odometry {
   private var lastMeasuredStep: GapPrediction.Step?
   /// The IMU samples recorded since the last frame.
   private var samples: [IMUSample] = []
-  /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations).
-  private var turns: KeyframeTurns
+  /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations);
+  /// nil while the prior is off (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees`` 0).
+  private var turns: KeyframeTurns?
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
   /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
   /// within half a readout and one interval of the last, and a sample exactly one interval out stays
@@ -66,7 +67,8 @@ final class RGBDOdometry: Odometry {
     }
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
     map = RGBDMap(options: options, intrinsics: intrinsics)
-    turns = KeyframeTurns(noise: options.rgbd.bundleGyroscopeNoiseDegrees * .pi / 180)
+    let gyroscopeNoise = options.rgbd.bundleGyroscopeNoiseDegrees
+    turns = gyroscopeNoise > 0 ? KeyframeTurns(noise: gyroscopeNoise * .pi / 180) : nil
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
@@ -81,7 +83,7 @@ final class RGBDOdometry: Odometry {
     var clock = ContinuousClock.now
     let pyramid = tracks.pyramid(gray, prepared: prepared)
     clock = lap(&timings.track, since: clock)
-    turns.frame(at: timestamp)
+    turns?.frame(at: timestamp)
     defer {
       previousPyramid = pyramid
       previousDepth = depth
@@ -90,7 +92,7 @@ final class RGBDOdometry: Odometry {
       frameIndex += 1
     }
     guard let previousPyramid, let pyramid else {
-      turns.breakChain()
+      turns?.breakChain()
       replenish(gray: gray, depth: depth)
       addKeyframe(gray: gray, depth: depth)
       previousPose = nil
@@ -101,7 +103,7 @@ final class RGBDOdometry: Odometry {
     }
 
     if framesSinceGap != nil, let lost = recoverAfterGap(gray: gray, depth: depth) {
-      turns.breakChain()
+      turns?.breakChain()
       return lost
     }
     let predicted = prediction(timestamp: timestamp)
@@ -194,17 +196,17 @@ final class RGBDOdometry: Odometry {
     map.keep(tracked: tracks.ids)
     // A pose not measured frame to frame (or one that jumped to a relocalised place) breaks the
     // gyroscope's chain of turns from the last keyframe.
-    if ![.features, .depth].contains(source) { turns.breakChain() }
+    if ![.features, .depth].contains(source) { turns?.breakChain() }
     if source != .prediction {
       replenish(gray: gray, depth: depth)
       let made = map.keyframesMade
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
           oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
-          turn: rgbd.bundleGyroscopeNoiseDegrees > 0 ? turns.turn : nil,
+          turn: turns?.turn,
           depthAt: { sample($0, in: depth) })
         if let adjusted { pose = adjusted }
-        if map.keyframesMade > made { turns.keyframeMade(adjusted: map.lastKeyframeTurn) }
+        if map.keyframesMade > made { turns?.keyframeMade(adjusted: map.lastKeyframeTurn) }
       }
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
@@ -334,7 +336,7 @@ final class RGBDOdometry: Odometry {
   /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
   /// shutter's correction).
   func add(_ samples: [IMUSample]) {
-    turns.add(samples)
+    turns?.add(samples)
     gapPrediction?.add(samples)
     self.samples = samples
     rates = samples.compactMap { sample in sample.rotationRate.map { (sample.timestamp, $0) } }
@@ -413,7 +415,7 @@ final class RGBDOdometry: Odometry {
   /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
   /// the gap.
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
-    turns.reset()
+    turns?.reset()
     framesSinceGap = 0
     tracks.removeAll()
     gapPrediction = previousTimestamp.map { time in
