@@ -73,30 +73,6 @@ struct LinearisedPrior {
   double r[3];
 };
 
-/// log: SO(3) -> so(3) (through the quaternion: accurate for small angles).
-inline Eigen::Vector3d so3_log(const Eigen::Matrix3d &R) {
-  const Eigen::Quaterniond q(R);
-  const double w = q.w() < 0 ? -q.w() : q.w();
-  const Eigen::Vector3d v = q.w() < 0 ? Eigen::Vector3d(-q.vec()) : Eigen::Vector3d(q.vec());
-  const double s = v.norm();
-  if (s < 1e-12) return 2 * v;
-  return (2 * std::atan2(s, w) / s) * v;
-}
-
-/// The inverse of SO(3)'s right Jacobian at `phi`: log(exp(phi) exp(d)) = phi + Jr^-1(phi) d + O(d^2).
-inline Eigen::Matrix3d so3_right_jacobian_inverse(const Eigen::Vector3d &phi) {
-  const double theta2 = phi.squaredNorm();
-  const Eigen::Matrix3d W = skew(phi);
-  double c;
-  if (theta2 < 1e-8) {
-    c = 1.0 / 12.0 + theta2 / 720.0;
-  } else {
-    const double theta = std::sqrt(theta2);
-    c = 1 / theta2 - (1 + std::cos(theta)) / (2 * theta * std::sin(theta));
-  }
-  return Eigen::Matrix3d::Identity() + 0.5 * W + c * W * W;
-}
-
 struct State {
   std::vector<Pose> poses;
   std::vector<Eigen::Vector3d> points;
@@ -173,10 +149,14 @@ class BundleAdjuster {
     linearised_priors_.resize(priors_.size());
   }
 
+  /// R_a R_b^T at `state`: the rotation from camera b's frame to camera a's that prior `p` measures.
+  static Eigen::Matrix3d prior_rotation(const RotationPrior &p, const State &state) {
+    return state.poses[size_t(p.a)].R * state.poses[size_t(p.b)].R.transpose();
+  }
+
   /// The residual of rotation prior `p` at `state` (standard deviations per axis).
   static Eigen::Vector3d prior_residual(const RotationPrior &p, const State &state) {
-    const Eigen::Matrix3d A = state.poses[size_t(p.a)].R * state.poses[size_t(p.b)].R.transpose();
-    return p.inverse_sigma * so3_log(p.Q.transpose() * A);
+    return p.inverse_sigma * so3_log(p.Q.transpose() * prior_rotation(p, state));
   }
 
   /// Half the squared norm of the rotation priors' residuals.
@@ -343,7 +323,7 @@ class BundleAdjuster {
     for (size_t k = 0; k < priors_.size(); ++k) {
       const RotationPrior &p = priors_[k];
       LinearisedPrior &l = linearised_priors_[k];
-      const Eigen::Matrix3d A = state.poses[size_t(p.a)].R * state.poses[size_t(p.b)].R.transpose();
+      const Eigen::Matrix3d A = prior_rotation(p, state);
       const Eigen::Vector3d phi = so3_log(p.Q.transpose() * A);
       // Q^T exp(wa) A exp(-wb) = (Q^T A) exp(A^T wa - wb) to first order.
       const Eigen::Matrix3d Jinv = p.inverse_sigma * so3_right_jacobian_inverse(phi);

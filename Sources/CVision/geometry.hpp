@@ -41,6 +41,30 @@ inline Eigen::Matrix3d so3_exp(const Eigen::Vector3d &omega) {
   return Eigen::Matrix3d::Identity() + a * W + b * W * W;
 }
 
+/// log: SO(3) -> so(3) (through the quaternion: accurate for small angles).
+inline Eigen::Vector3d so3_log(const Eigen::Matrix3d &R) {
+  const Eigen::Quaterniond q(R);
+  const double w = q.w() < 0 ? -q.w() : q.w();
+  const Eigen::Vector3d v = q.w() < 0 ? Eigen::Vector3d(-q.vec()) : Eigen::Vector3d(q.vec());
+  const double s = v.norm();
+  if (s < 1e-12) return 2 * v;
+  return (2 * std::atan2(s, w) / s) * v;
+}
+
+/// The inverse of SO(3)'s right Jacobian at `phi`: log(exp(phi) exp(d)) = phi + Jr^-1(phi) d + O(d^2).
+inline Eigen::Matrix3d so3_right_jacobian_inverse(const Eigen::Vector3d &phi) {
+  const double theta2 = phi.squaredNorm();
+  const Eigen::Matrix3d W = skew(phi);
+  double c;
+  if (theta2 < 1e-8) {
+    c = 1.0 / 12.0 + theta2 / 720.0;
+  } else {
+    const double theta = std::sqrt(theta2);
+    c = 1 / theta2 - (1 + std::cos(theta)) / (2 * theta * std::sin(theta));
+  }
+  return Eigen::Matrix3d::Identity() + 0.5 * W + c * W * W;
+}
+
 /// The rotation nearest to `m` in the Frobenius norm.
 inline Eigen::Matrix3d nearest_rotation(const Eigen::Matrix3d &m) {
   Eigen::JacobiSVD<Eigen::Matrix3d> svd(m, Eigen::ComputeFullU | Eigen::ComputeFullV);
