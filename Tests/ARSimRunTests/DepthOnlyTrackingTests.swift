@@ -32,7 +32,10 @@ import Testing
   /// (7.4 cm with the odometry's own gravity estimator and the compensation's 1-degree gate; 7.9 cm
   /// with the session's, given the alignment's positions, and 10.3 cm given the filtered ones, which
   /// the accelerometer drove with the estimate they then confirmed; 8.5 cm without the accelerometer;
-  /// 8.9 cm before the position filter) and gravity.
+  /// 8.9 cm before the position filter) and gravity. Issue 12's 2 cm is not asserted: it is beyond a
+  /// tracker that follows this depth (`Tools/stray_depth_reference.py`: the depth's own translation
+  /// with ARKit's exact rotation is 6.3-9.1 cm from ARKit's, 3% longer on the straight walks and
+  /// 12-20 cm off over the fast turn, where the accelerometer agrees with ARKit to 2.3 cm).
   @Test func realPhoneDepthOnlyAgainstARKit() throws {
     guard Datasets.sharedExists("stray-demo2") else {
       print("skipped: ../shared/datasets/stray-demo2 is absent")
