@@ -2,7 +2,7 @@
 struct Keyframe {
   /// O from the keyframe's optical frame.
   var oFromOptical: RigidTransform
-  var descriptors: [ORBDescriptor]
+  let descriptors: [ORBDescriptor]
   /// Each descriptor's feature in O, metres.
   var points: [SIMD3<Double>]
   /// The time of the frame it was made from, seconds (the recording's clock); -∞ for a world map's.
@@ -10,12 +10,28 @@ struct Keyframe {
   /// Its depth at low resolution (RGB-D; nil without depth and for a world map's keyframes), which a
   /// relocalised pose's frame depth must agree with (``Relocalizer``).
   var depth: DepthThumbnail?
+  /// Its descriptors' words, place recognition's shortlist (``PlaceWords``): derived from the
+  /// descriptors, so a world map's keyframes get them on load.
+  let words: PlaceWords
+
+  init(
+    oFromOptical: RigidTransform, descriptors: [ORBDescriptor], points: [SIMD3<Double>],
+    time: Double = -.infinity, depth: DepthThumbnail? = nil
+  ) {
+    self.oFromOptical = oFromOptical
+    self.descriptors = descriptors
+    self.points = points
+    self.time = time
+    self.depth = depth
+    words = PlaceWords(descriptors)
+  }
 
   /// The keyframe in another frame: `newFromO` applied to its pose and points.
   func moved(by newFromO: RigidTransform) -> Keyframe {
-    Keyframe(
-      oFromOptical: newFromO * oFromOptical, descriptors: descriptors,
-      points: points.map { newFromO.apply(to: $0) }, time: time, depth: depth)
+    var moved = self
+    moved.oFromOptical = newFromO * oFromOptical
+    moved.points = points.map { newFromO.apply(to: $0) }
+    return moved
   }
 }
 

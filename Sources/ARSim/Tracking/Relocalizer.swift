@@ -45,7 +45,7 @@ struct Relocalizer {
     }
   }
 
-  /// ``relocalize(gray:against:seed:depthAt:accepts:)`` with the PnP inliers: what a front end without depth
+  /// ``relocalize(gray:against:seed:depthAt:view:accepts:)`` with the PnP inliers: what a front end without depth
   /// (monocular) restarts its tracks and landmarks from; `extendingByProjection`, with more of the
   /// map's points than one keyframe's matches give and the pose refined on them
   /// (``extended(_:keypoints:descriptors:against:)``).
@@ -125,7 +125,7 @@ struct Relocalizer {
   /// The best match's descriptor distance must be below this fraction of the second best's there.
   static let guidedRatio = 0.8
 
-  /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:accepts:)``
+  /// A frame's ORB features for ``locate(keypoints:descriptors:against:candidates:seed:depthAt:view:accepts:)``
   /// (``TrackerOptions/Relocalization/queryFeatures`` of them), or nil when too few are found.
   func features(in gray: GrayImage) -> (keypoints: [Keypoint], descriptors: [ORBDescriptor])? {
     let orb = FeatureDetector(
@@ -138,29 +138,17 @@ struct Relocalizer {
 
   /// Locates a frame, given its ORB features, against the `candidates` (indices into `keyframes`):
   /// each scored by its cross-checked matches, then PnP RANSAC on the best-scored as in
-  /// ``relocalize(gray:against:seed:depthAt:accepts:)``.
+  /// ``relocalize(gray:against:seed:depthAt:view:accepts:)``.
   func locate(
     keypoints: [Keypoint], descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>,
     candidates: [Int], seed: UInt64, depthAt: (SIMD2<Float>) -> Double?,
     view: () -> DepthThumbnail? = { nil }, accepts: (RigidTransform) -> Bool = { _ in true }
   ) -> Location? {
-    // Place recognition: every candidate keyframe scored by its matches.
-    var ranked: [(index: Int, matches: [DescriptorMatch])] = []
-    for index in candidates {
-      guard
-        let matches = try? DescriptorMatcher.match(
-          descriptors, keyframes[index].descriptors, maxDistance: options.maxDescriptorDistance, ratio: 1,
-          crossCheck: true),
-        matches.count >= options.minMatches
-      else { continue }
-      ranked.append((index, matches))
-    }
     // The frame's depth thumbnail, made when a found pose is first checked against a keyframe's.
     var thumbnail: DepthThumbnail??
-    ranked.sort {
-      $0.matches.count != $1.matches.count ? $0.matches.count > $1.matches.count : $0.index > $1.index
-    }
-    for (index, matches) in ranked.prefix(options.searchedKeyframes) {
+    for (index, matches) in ranked(descriptors, against: keyframes, candidates: candidates)
+      .prefix(options.searchedKeyframes)
+    {
       let keyframe = keyframes[index]
       guard
         let (found, mask) = solvePose(
@@ -189,6 +177,43 @@ struct Relocalizer {
       return Location(oFromOptical: oFromOptical, matches: inliers, keyframe: index)
     }
     return nil
+  }
+
+  /// Place recognition: the `candidates` (indices into `keyframes`) shortlisted by their words
+  /// (``shortlist(_:against:candidates:)``), then matched in full (cross-checked Hamming), those with
+  /// at least ``TrackerOptions/Relocalization/minMatches`` matches ranked by their matches (ties to the
+  /// more recent keyframe).
+  func ranked(
+    _ descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>, candidates: [Int]
+  ) -> [(index: Int, matches: [DescriptorMatch])] {
+    var ranked: [(index: Int, matches: [DescriptorMatch])] = []
+    for index in shortlist(descriptors, against: keyframes, candidates: candidates) {
+      guard
+        let matches = try? DescriptorMatcher.match(
+          descriptors, keyframes[index].descriptors, maxDistance: options.maxDescriptorDistance, ratio: 1,
+          crossCheck: true),
+        matches.count >= options.minMatches
+      else { continue }
+      ranked.append((index, matches))
+    }
+    ranked.sort {
+      $0.matches.count != $1.matches.count ? $0.matches.count > $1.matches.count : $0.index > $1.index
+    }
+    return ranked
+  }
+
+  /// The `candidates` worth matching in full: all of them when they are at most
+  /// ``TrackerOptions/Relocalization/shortlistedKeyframes``, else that many, those sharing the most
+  /// words with the frame (``PlaceWords``; ties to the more recent keyframe). Matching the frame's
+  /// descriptors against every candidate's was nine tenths of relocalisation's cost.
+  func shortlist(_ descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>, candidates: [Int])
+    -> [Int]
+  {
+    guard candidates.count > options.shortlistedKeyframes else { return candidates }
+    let query = PlaceQuery(descriptors)
+    let scored = candidates.map { (index: $0, score: query.score(keyframes[$0].words)) }
+      .sorted { $0.score != $1.score ? $0.score > $1.score : $0.index > $1.index }
+    return scored.prefix(options.shortlistedKeyframes).map(\.index)
   }
 
   /// The frame's pose (optical from O) by PnP RANSAC on its `matches` to `keyframe`'s points, and

@@ -98,8 +98,12 @@ extension TrackerOptions {
     public var orbThreshold = 20
     /// Fewest features with depth for a keyframe, and fewest features in a frame to try. Default 30.
     public var minFeatures = 30
-    /// Keyframes scored by place recognition (brute-force Hamming matching), most recent first. Default 40.
+    /// Keyframes scored by place recognition, most recent first. Default 40.
     public var recognizedKeyframes = 40
+    /// Of those, the keyframes sharing the most words with the frame (``PlaceWords``) are matched in
+    /// full and ranked by their matches; the rest are not matched (as many as
+    /// ``recognizedKeyframes``: every one is). Default 6.
+    public var shortlistedKeyframes = 6
     /// Best-scored keyframes tried by PnP RANSAC, most matches first. Default 12.
     public var searchedKeyframes = 12
     /// Frames after the camera was off (a pause or a gap) spent relocalising against the keyframes

@@ -383,8 +383,8 @@ package enum DescriptorMatcher {
     let countA = try VisionError.int32(a.count, "a.count")
     let countB = try VisionError.int32(b.count, "b.count")
     let cMaxDistance = try VisionError.int32(maxDistance, "maxDistance")
-    let bytesA = a.flatMap(\.bytes)
-    let bytesB = b.flatMap(\.bytes)
+    let bytesA = packedBytes(a)
+    let bytesB = packedBytes(b)
     var pairs = [Int32](repeating: 0, count: 2 * a.count)
     var distances = [Int32](repeating: 0, count: a.count)
     var count: Int32 = 0
@@ -406,6 +406,17 @@ package enum DescriptorMatcher {
       DescriptorMatch(a: Int(pairs[2 * $0]), b: Int(pairs[2 * $0 + 1]), distance: Int(distances[$0]))
     }
   }
+}
+
+/// The descriptors' bytes (``ORBDescriptor/bytes``) one after the other. On a little-endian machine
+/// that is the array's own memory, copied at once: relocalisation matches a frame's 800 descriptors
+/// against several keyframes' per frame, and building each descriptor's byte array cost as much as
+/// the matching itself.
+private func packedBytes(_ descriptors: [ORBDescriptor]) -> [UInt8] {
+  guard MemoryLayout<ORBDescriptor>.stride == 32, UInt64(1).littleEndian == 1 else {
+    return descriptors.flatMap(\.bytes)
+  }
+  return descriptors.withUnsafeBytes { Array($0) }
 }
 
 /// Calls `body` with the base address of `array`, or with `nil` when `array` is `nil`.
