@@ -248,22 +248,20 @@ struct PlaneVoxelMap {
   /// voxels remain, the least recently observed ones down to 90 % of `capacity` (among voxels last seen
   /// in the same frame, lower slots first). Linear time: a histogram of ages finds the cut-off.
   mutating func evict(frame: Int32, minimumObservations: Int32, lifetime: Int32, capacity: Int) {
-    let buckets = 4096
-    @inline(__always) func age(_ voxel: PlaneVoxel) -> Int {
-      min(Int(frame - voxel.lastSeen), buckets - 1)
-    }
-    // One pass drops the transient voxels and counts the ages of those that stay (the map is too large
-    // for the cache: each pass over it reads it from memory again).
-    var histogram = [Int](repeating: 0, count: buckets)
-    for i in voxels.indices where voxels[i].track != -2 {
-      if voxels[i].observations < minimumObservations && frame - voxels[i].lastSeen > lifetime {
-        remove(slot: Int32(i))
-      } else {
-        histogram[age(voxels[i])] += 1
-      }
+    for i in voxels.indices
+    where voxels[i].track != -2 && voxels[i].observations < minimumObservations
+      && frame - voxels[i].lastSeen > lifetime
+    {
+      remove(slot: Int32(i))
     }
     guard count > capacity else { return }
     let excess = count - capacity * 9 / 10
+    let buckets = 4096
+    var histogram = [Int](repeating: 0, count: buckets)
+    @inline(__always) func age(_ voxel: PlaneVoxel) -> Int {
+      min(Int(frame - voxel.lastSeen), buckets - 1)
+    }
+    for voxel in voxels where voxel.track != -2 { histogram[age(voxel)] += 1 }
     // The oldest ages whose voxels all go, and how many of the next age go too.
     var cutoff = buckets - 1
     var removed = 0
