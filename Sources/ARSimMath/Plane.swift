@@ -153,6 +153,10 @@ public struct PlaneMoments: Sendable, Hashable, Codable {
   /// of the covariance; `nil` when `plane` is `nil`.
   public var meanSquaredDistance: Double? { fit()?.meanSquaredDistance }
 
+  /// ``plane`` and ``meanSquaredDistance`` together, from one eigen decomposition of the covariance
+  /// (asking for each separately decomposes it twice); `nil` when ``plane`` is `nil`.
+  public var planeFit: (plane: Plane, meanSquaredDistance: Double)? { fit() }
+
   private func fit() -> (plane: Plane, meanSquaredDistance: Double)? {
     guard count >= 3, let covariance, let mean else { return nil }
     let (values, vectors) = symmetricEigenDecomposition(covariance)

@@ -320,47 +320,16 @@ LK_AVX2 GradientSums extract_avx2(Window from, DerivativeWindow derivatives, con
   return sums;
 }
 
-LK_AVX2 void mismatch_avx2(Window to, const Weights &w, const Patch &patch, int64_t &b1, int64_t &b2) {
+/// Walks the next window's resampled rows, chunk by chunk: `visit.row(resampled, at, mask)` for each
+/// row of a chunk (its 16 resampled intensities, its offset in the patch, the mask of the lanes inside
+/// the window), and `visit.flush()` after every kMismatchMadds rows, when the visitor's int32 sums
+/// must move into its int64 totals. The mismatch and the error walk the same rows; they differ only
+/// in what they add up. `Visit` is a struct whose members carry LK_AVX2 (a lambda would not inherit
+/// the target, and the intrinsics cannot be inlined into it).
+template <class Visit>
+LK_AVX2 inline void walk_resampled(Window to, const Weights &w, const Patch &patch, Visit &visit) {
   const int n = patch.window;
   const __m256i top = weight_pair(w.w00, w.w01), bottom = weight_pair(w.w10, w.w11);
-  __m256i s1 = _mm256_setzero_si256(), s2 = s1, total1 = s1, total2 = s1;
-  int madds = 0;
-  for (int c = 0; c < patch.chunks; ++c) {
-    const int avail = std::min(17, n + 1 - 16 * c);
-    const uint8_t *src = to.image + 16 * c;
-    __m256i lo, hi;
-    byte_pairs(src, avail, lo, hi);
-    __m256i top_lo = _mm256_madd_epi16(lo, top), top_hi = _mm256_madd_epi16(hi, top);
-    for (int y = 0; y < n; ++y) {
-      byte_pairs(src + (y + 1) * to.step, avail, lo, hi);
-      const __m256i resampled = resampled_row(top_lo, top_hi, lo, hi, bottom);
-      top_lo = _mm256_madd_epi16(lo, top);
-      top_hi = _mm256_madd_epi16(hi, top);
-      const size_t at = size_t(y) * patch.lanes + 16 * size_t(c);
-      // Lanes past the window have zero derivatives: their differences add nothing.
-      const __m256i diff =
-          _mm256_sub_epi16(resampled, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.image + at)));
-      s1 = _mm256_add_epi32(
-          s1, _mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.dx + at))));
-      s2 = _mm256_add_epi32(
-          s2, _mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.dy + at))));
-      if (++madds == kMismatchMadds) {
-        total1 = widen_add(total1, s1);
-        total2 = widen_add(total2, s2);
-        s1 = s2 = _mm256_setzero_si256();
-        madds = 0;
-      }
-    }
-  }
-  b1 = reduce(widen_add(total1, s1));
-  b2 = reduce(widen_add(total2, s2));
-}
-
-LK_AVX2 int64_t error_avx2(Window to, const Weights &w, const Patch &patch) {
-  const int n = patch.window;
-  const __m256i top = weight_pair(w.w00, w.w01), bottom = weight_pair(w.w10, w.w11);
-  const __m256i ones = _mm256_set1_epi16(1);
-  __m256i sum = _mm256_setzero_si256(), total = sum;
   int madds = 0;
   for (int c = 0; c < patch.chunks; ++c) {
     const int avail = std::min(17, n + 1 - 16 * c);
@@ -374,18 +343,66 @@ LK_AVX2 int64_t error_avx2(Window to, const Weights &w, const Patch &patch) {
       const __m256i resampled = resampled_row(top_lo, top_hi, lo, hi, bottom);
       top_lo = _mm256_madd_epi16(lo, top);
       top_hi = _mm256_madd_epi16(hi, top);
-      const size_t at = size_t(y) * patch.lanes + 16 * size_t(c);
-      const __m256i diff =
-          _mm256_sub_epi16(resampled, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.image + at)));
-      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_and_si256(_mm256_abs_epi16(diff), mask), ones));
+      visit.row(resampled, size_t(y) * patch.lanes + 16 * size_t(c), mask);
       if (++madds == kMismatchMadds) {
-        total = widen_add(total, sum);
-        sum = _mm256_setzero_si256();
+        visit.flush();
         madds = 0;
       }
     }
   }
-  return reduce(widen_add(total, sum));
+}
+
+/// The mismatch vector's sums: (resampled − template) · dx and · dy.
+struct MismatchSums {
+  const Patch &patch;
+  __m256i s1{}, s2{}, total1{}, total2{};
+
+  LK_AVX2 void row(__m256i resampled, size_t at, __m256i) {
+    // Lanes past the window have zero derivatives: their differences add nothing.
+    const __m256i diff =
+        _mm256_sub_epi16(resampled, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.image + at)));
+    s1 = _mm256_add_epi32(
+        s1, _mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.dx + at))));
+    s2 = _mm256_add_epi32(
+        s2, _mm256_madd_epi16(diff, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.dy + at))));
+  }
+
+  LK_AVX2 void flush() {
+    total1 = widen_add(total1, s1);
+    total2 = widen_add(total2, s2);
+    s1 = s2 = _mm256_setzero_si256();
+  }
+};
+
+LK_AVX2 void mismatch_avx2(Window to, const Weights &w, const Patch &patch, int64_t &b1, int64_t &b2) {
+  MismatchSums sums{patch};
+  walk_resampled(to, w, patch, sums);
+  b1 = reduce(widen_add(sums.total1, sums.s1));
+  b2 = reduce(widen_add(sums.total2, sums.s2));
+}
+
+/// The sum of absolute differences |resampled − template| over the window's lanes.
+struct ErrorSum {
+  const Patch &patch;
+  __m256i sum{}, total{};
+
+  LK_AVX2 void row(__m256i resampled, size_t at, __m256i mask) {
+    const __m256i diff =
+        _mm256_sub_epi16(resampled, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(patch.image + at)));
+    const __m256i ones = _mm256_set1_epi16(1);
+    sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_and_si256(_mm256_abs_epi16(diff), mask), ones));
+  }
+
+  LK_AVX2 void flush() {
+    total = widen_add(total, sum);
+    sum = _mm256_setzero_si256();
+  }
+};
+
+LK_AVX2 int64_t error_avx2(Window to, const Weights &w, const Patch &patch) {
+  ErrorSum sums{patch};
+  walk_resampled(to, w, patch, sums);
+  return reduce(widen_add(sums.total, sums.sum));
 }
 #endif
 

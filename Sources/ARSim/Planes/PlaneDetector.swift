@@ -35,7 +35,7 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found (in a session with
 ///    depth, one that depth points support, not feature points alone) either joins an existing anchor of the same
 ///    surface that it touches or becomes a new anchor.
-/// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.isSameSurface`: normals within the
+/// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.match(_:options:)`: normals within the
 ///    merge angle, supports touching or hulls overlapping, and the planes coinciding or the points of
 ///    both lying on one plane; or two floors at one height) merge; the older absorbs the younger, which
 ///    is removed.
@@ -244,40 +244,50 @@ package final class PlaneDetector {
       swap(&growing, &tracks)
       // Growth marks cells only: the planes hold still through the passes.
       var planes = GrowthPlanes(growing, maximumAngle: options.mergeAngleDegrees * .pi / 180)
-      // A few passes, so that a surface revealed in one frame is taken over cell by cell.
-      for _ in 0..<3 {
-        var left: [Int32] = []
-        for slot in candidates {
-          let p = map[slot].position
-          var best = -1
-          var bestDistance = options.inlierDistance
-          for t in planes.live {
-            let d = planes.planes[t].signedDistance(to: p).magnitude
-            if d <= bestDistance && growing[t].canGrow(into: p)
-              && !crossesSurface(p, normal: planes.planes[t].normal)
-            {
-              best = t
-              bestDistance = d
-            }
-          }
-          if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes) {
-            map.assign(slot: slot, track: Int32(best))
-            growing[best].occupy(point: p)
-            newPoints[best].append(p)
-          } else {
-            left.append(slot)
-          }
-        }
-        let progress = left.count < candidates.count
-        candidates = left
-        if !progress || candidates.isEmpty { break }
-      }
+      growPasses(&candidates, tracks: &growing, planes: &planes, newPoints: &newPoints, map: &map)
       swap(&growing, &tracks)
       for t in tracks.indices where !newPoints[t].isEmpty {
         tracks[t].add(points: newPoints[t], cameraHeight: cameraHeight, viewpoint: viewpoint)
       }
     }
     for slot in candidates where map.announce(slot: slot) { pendingNewPoints += 1 }
+  }
+
+  /// Growth's passes over `candidates` (those left stay in it): each joins the nearest plane it may
+  /// grow into. A few passes, so that a surface revealed in one frame is taken over cell by cell. The
+  /// map is passed in, so that the passes hold one access to the detector's property rather than one
+  /// per lookup (each access of a class's stored property is checked for exclusivity at run time).
+  private func growPasses(
+    _ candidates: inout [Int32], tracks growing: inout [PlaneTrack], planes: inout GrowthPlanes,
+    newPoints: inout [[SIMD3<Double>]], map: inout PlaneVoxelMap
+  ) {
+    for _ in 0..<3 {
+      var left: [Int32] = []
+      for slot in candidates {
+        let p = map[slot].position
+        var best = -1
+        var bestDistance = options.inlierDistance
+        for t in planes.live {
+          let d = planes.planes[t].signedDistance(to: p).magnitude
+          if d <= bestDistance && growing[t].canGrow(into: p)
+            && !Self.crossesSurface(p, normal: planes.planes[t].normal, map: map, options: options)
+          {
+            best = t
+            bestDistance = d
+          }
+        }
+        if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes) {
+          map.assign(slot: slot, track: Int32(best))
+          growing[best].occupy(point: p)
+          newPoints[best].append(p)
+        } else {
+          left.append(slot)
+        }
+      }
+      let progress = left.count < candidates.count
+      candidates = left
+      if !progress || candidates.isEmpty { break }
+    }
   }
 
   /// Whether `point`, `distance` from track `t`'s plane, lies nearer to another live plane of the same
@@ -308,7 +318,11 @@ package final class PlaneDetector {
   /// it, leaves such voxels; the flat surface itself (within the inlier distance) does not. Together with
   /// `PlaneTrack.canGrow(into:)` this keeps an anchor from growing along the line where another surface
   /// crosses its plane.
-  private func crossesSurface(_ point: SIMD3<Double>, normal: SIMD3<Double>) -> Bool {
+  @inline(__always)
+  private static func crossesSurface(
+    _ point: SIMD3<Double>, normal: SIMD3<Double>, map: borrowing PlaneVoxelMap,
+    options: PlaneDetectionOptions
+  ) -> Bool {
     let step = normal * max(2.5 * options.voxelSize, options.inlierDistance + options.voxelSize)
     return map.isStable(at: point + step, minimumObservations: 1)
       || map.isStable(at: point - step, minimumObservations: 1)
@@ -330,11 +344,15 @@ package final class PlaneDetector {
     guard slots.count >= options.minimumInliers else { return }
     statistics.ransacPoints = slots.count
     let cameraHeight = camera.y.isFinite ? camera.y : 0
-    let found = segmenter.segment(
-      slots: slots, positions: positions, seenInDepth: hasDepth ? seenInDepth : nil, random: &random
-    ) { point, normal in
-      crossesSurface(point, normal: normal)
-    }
+    // Segmentation reads the map through a copy that shares its storage (each access of the property
+    // is checked for exclusivity), gone before the map changes (else that change would copy it).
+    let found = { [map, options, segmenter, hasDepth] (random: inout SplitMix64) in
+      segmenter.segment(
+        slots: slots, positions: positions, seenInDepth: hasDepth ? seenInDepth : nil, random: &random
+      ) { point, normal in
+        Self.crossesSurface(point, normal: normal, map: map, options: options)
+      }
+    }(&random)
     statistics.ransacRegions = found.count
     for candidate in found {
       var plane = candidate.plane
@@ -381,7 +399,15 @@ package final class PlaneDetector {
         where tracks[a].alive && tracks[a].alignment == tracks[b].alignment
           && (tracks[a].dirty || tracks[b].dirty)
         {
-          guard tracks[a].isSameSurface(as: tracks[b], options: options) else { continue }
+          switch tracks[a].match(tracks[b], options: options) {
+          case .same: break
+          case .different: continue
+          case .ifContinuing:
+            let spreads = (tracks[a].spread(), tracks[b].spread())
+            guard tracks[a].continues(tracks[b], spreads: spreads, options: options),
+              tracks[a].touchesOrOverlaps(tracks[b])
+            else { continue }
+          }
           tracks[a].absorb(tracks[b])
           tracks[b].alive = false
           absorbers[b] = Int32(a)

@@ -80,6 +80,14 @@ enum GravityAlignedPlane {
     _ moments: PlaneMoments, alignment: ARPlaneAnchor.Alignment, options: PlaneDetectionOptions
   ) -> Bool {
     guard let free = moments.plane else { return false }
+    return isWithinTolerance(free, alignment: alignment, options: options)
+  }
+
+  /// Whether `free`, a free least-squares plane, is within the alignment's tolerance (as
+  /// ``isWithinTolerance(_:alignment:options:)-(PlaneMoments,_,_)`` for the plane of the moments).
+  static func isWithinTolerance(
+    _ free: Plane, alignment: ARPlaneAnchor.Alignment, options: PlaneDetectionOptions
+  ) -> Bool {
     let verticalComponent = free.normal.y.magnitude
     switch alignment {
     case .horizontal:

@@ -34,7 +34,12 @@ struct PlaneTrack {
   let cellSize: Double
 
   /// The moments of every point that supported the plane (world).
-  var moments: PlaneMoments
+  private(set) var moments: PlaneMoments
+  /// ``moments``' mean squared distance from their free least-squares plane once ``spread()`` has
+  /// worked it out (`.some(nil)`: there is none), `nil` until then; ``refit()`` forgets it. Merging
+  /// asks for it for every pair of parallel tracks of which one changed, and each answer is an eigen
+  /// decomposition; a track that did not change keeps its answer from frame to frame.
+  private var knownSpread: Double?? = nil
   /// The gravity-aligned least-squares plane of `moments` (world); its normal is the anchor's y axis
   /// up to the refinement of a vertical plane's direction.
   var plane: Plane
@@ -310,12 +315,14 @@ struct PlaneTrack {
     guard !points.isEmpty else { return }
     var outline = hull
     outline.reserveCapacity(hull.count + points.count)
+    let inner = InnerPolygon(hull)
     for p in points {
       moments.add(p)
       let (cx, cy) = cell(anchor2D(p))
       cells.insert(PlaneCells.key(cx, cy))
       let flat = anchor2D(viewpoint.map { onPlane(p, seenFrom: $0) } ?? p)
-      outline.append(flat)
+      // A point well inside the hull is no vertex of the new one: only the others are sorted.
+      if !inner.contains(flat) { outline.append(flat) }
       if alignment == .vertical { markExtent(flat) }
     }
     if alignment == .horizontal {
@@ -347,9 +354,22 @@ struct PlaneTrack {
 
   /// Refits the plane from the moments, keeping the previous one when the fit is degenerate.
   mutating func refit() {
+    knownSpread = nil
     if let fitted = GravityAlignedPlane.fit(moments, alignment: alignment, reference: rotation.columns.1) {
       plane = fitted
     }
+  }
+
+  /// What the tests of ``match(_:options:)``, which need no spread, tell of whether another track is
+  /// the same surface as this one.
+  enum SurfaceMatch {
+    /// The same surface.
+    case same
+    /// Not the same surface.
+    case different
+    /// The same surface if the supports lie on one plane (``continues(_:spreads:options:)``) and touch
+    /// or overlap (``touchesOrOverlaps(_:)``).
+    case ifContinuing
   }
 
   /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
@@ -360,46 +380,63 @@ struct PlaneTrack {
   /// - the supports touching (an occupied cell of one next to an occupied cell of the other) or the
   ///   hulls overlapping, and the planes coinciding: each centroid within
   ///   ``PlaneDetectionOptions/mergeDistance`` of the other's plane, or both supports together lying on
-  ///   one plane (``continues(_:options:)``).
-  func isSameSurface(as other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
+  ///   one plane (``continues(_:spreads:options:)``). The last test needs each support's spread
+  ///   (``spread()``, which a track keeps until it changes), so this answers ``SurfaceMatch/ifContinuing``
+  ///   when only it can decide.
+  func match(_ other: PlaneTrack, options: PlaneDetectionOptions) -> SurfaceMatch {
     guard alignment == other.alignment, plane.angle(to: other.plane) <= options.mergeAngleDegrees * .pi / 180,
       let mine = moments.mean, let theirs = other.moments.mean
-    else { return false }
+    else { return .different }
     if alignment == .horizontal && classification == .floor && other.classification == .floor
       && (height - other.height).magnitude <= options.floorMergeDistance
     {
-      return true
+      return .same
     }
     if alignment == .vertical && classification == .wall && other.classification == .wall
       && plane.signedDistance(to: theirs).magnitude <= options.wallMergeDistance
       && other.plane.signedDistance(to: mine).magnitude <= options.wallMergeDistance
     {
-      return true
+      return .same
     }
     let coplanar =
       plane.signedDistance(to: theirs).magnitude <= options.mergeDistance
       && other.plane.signedDistance(to: mine).magnitude <= options.mergeDistance
-    guard coplanar || continues(other, options: options) else { return false }
+    guard coplanar else { return .ifContinuing }
+    return touchesOrOverlaps(other) ? .same : .different
+  }
+
+  /// Whether the supports touch (an occupied cell of one next to an occupied cell of the other) or the
+  /// hulls overlap.
+  func touchesOrOverlaps(_ other: PlaneTrack) -> Bool {
     let (small, large) = cells.count <= other.cells.count ? (self, other) : (other, self)
     for centre in small.cellCentres where large.touches(point: centre) { return true }
     let mapped = other.hull.map { anchor2D(other.world(anchor2D: $0)) }
     return Polygon2D.convexIntersectionArea(hull, mapped) > 0
   }
 
+  /// The mean squared distance of the support's points from their free least-squares plane (the
+  /// smallest eigenvalue of their covariance), worked out once until the support changes; nil for a
+  /// degenerate support.
+  mutating func spread() -> Double? {
+    if let known = knownSpread { return known }
+    let spread = moments.meanSquaredDistance
+    knownSpread = .some(spread)
+    return spread
+  }
+
   /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
-  /// from their free least-squares plane exceeds the larger of the two supports' own by at most
-  /// ``PlaneDetectionOptions/mergeRoughening``, and that plane is within the alignment's tolerance.
+  /// from their free least-squares plane exceeds the larger of the two supports' own (`spreads`, this
+  /// one's and `other`'s ``spread()``) by at most ``PlaneDetectionOptions/mergeRoughening``, and that
+  /// plane is within the alignment's tolerance.
   ///
   /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
   /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
   /// few centimetres apart, whose centroids are too far from each other's planes to merge, but whose
   /// points together are one flat surface. Two parallel surfaces (a door set into a wall) are not: their
   /// union is as rough as their separation.
-  func continues(_ other: PlaneTrack, options: PlaneDetectionOptions) -> Bool {
-    let union = moments + other.moments
-    guard let together = union.meanSquaredDistance, let a = moments.meanSquaredDistance,
-      let b = other.moments.meanSquaredDistance,
-      GravityAlignedPlane.isWithinTolerance(union, alignment: alignment, options: options)
+  func continues(_ other: PlaneTrack, spreads: (Double?, Double?), options: PlaneDetectionOptions) -> Bool {
+    guard let (free, together) = (moments + other.moments).planeFit, let a = spreads.0, let b = spreads.1,
+      GravityAlignedPlane.isWithinTolerance(free, alignment: alignment, options: options)
     else { return false }
     return together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening
   }
@@ -480,5 +517,56 @@ struct PlaneTrack {
       result.remove(at: victim)
     }
     return result
+  }
+}
+
+/// A convex polygon inside a convex hull, for a quick test of whether a point lies inside the hull:
+/// the hull's vertices that are extreme along x, y and the two diagonals, in the hull's
+/// (counter-clockwise) order. Most of a growing support's new points fall well inside its hull; they
+/// cannot be vertices of the grown hull, so ``PlaneTrack/add(points:cameraHeight:viewpoint:)`` leaves
+/// them out of the hull's sort, which otherwise takes every new point. A few cross products a point
+/// cost less than sorting it.
+private struct InnerPolygon {
+  /// The vertices, counter-clockwise, no two consecutive ones equal; fewer than three: empty.
+  private var vertices: [SIMD2<Double>] = []
+
+  /// How far inside every edge a point must lie (its cross product with the edge, square metres):
+  /// well beyond rounding, so a point taken as inside is inside the hull exactly, too.
+  private static let margin = 1e-12
+
+  /// The inner polygon of `hull` (convex, counter-clockwise, as ``Polygon2D/convexHull(_:)`` gives it).
+  init(_ hull: [SIMD2<Double>]) {
+    guard hull.count >= 3 else { return }
+    @inline(__always) func key(_ p: SIMD2<Double>, _ direction: Int) -> Double {
+      switch direction {
+      case 0: p.x
+      case 1: p.y
+      case 2: p.x + p.y
+      default: p.x - p.y
+      }
+    }
+    // Per direction d, the index of the lowest vertex along it at 2d, of the highest at 2d + 1.
+    var extreme = [Int](repeating: 0, count: 8)
+    for i in hull.indices.dropFirst() {
+      for d in 0..<4 {
+        if key(hull[i], d) < key(hull[extreme[2 * d]], d) { extreme[2 * d] = i }
+        if key(hull[i], d) > key(hull[extreme[2 * d + 1]], d) { extreme[2 * d + 1] = i }
+      }
+    }
+    extreme.sort()
+    for i in extreme where vertices.last != hull[i] { vertices.append(hull[i]) }
+    if vertices.count < 3 { vertices = [] }
+  }
+
+  /// Whether `p` lies inside the polygon, by more than ``margin`` from every edge (false when empty).
+  @inline(__always)
+  func contains(_ p: SIMD2<Double>) -> Bool {
+    guard var a = vertices.last else { return false }
+    for b in vertices {
+      let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
+      guard cross > Self.margin else { return false }
+      a = b
+    }
+    return true
   }
 }

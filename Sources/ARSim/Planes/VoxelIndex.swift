@@ -37,8 +37,12 @@ package struct VoxelIndex {
     let lowMask: UInt64 = (3 << 42) | (3 << 21) | 3
     let block = k & ~lowMask
     let local = ((k >> 38) & 0b11_0000) | ((k >> 19) & 0b1100) | (k & 0b11)
-    let run = (block &* 0x9E37_79B9_7F4A_7C15) >> (shift + 6)
-    return Int(truncatingIfNeeded: (run << 6) | local)
+    // The top bits of the block's hash pick its run; the six below them permute the voxels within it
+    // (an exclusive or, which keeps each group of four buckets, one cache line, together). Without it,
+    // blocks of one flat surface that share a run (a floor's, all at the same place in their blocks)
+    // would all claim the same buckets and probe past each other.
+    let hash = (block &* 0x9E37_79B9_7F4A_7C15) &>> shift
+    return Int(truncatingIfNeeded: hash ^ local)
   }
 
   /// The slot stored for `key`, or nil.
