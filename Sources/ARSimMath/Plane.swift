@@ -147,17 +147,15 @@ public struct PlaneMoments: Sendable, Hashable, Codable {
   /// The least-squares plane through the centroid with the normal along the covariance's smallest
   /// eigenvector, oriented with its largest-magnitude component positive. `nil` for fewer than three
   /// points or when the points are (numerically) on one line or all equal.
-  public var plane: Plane? { fit()?.plane }
+  public var plane: Plane? { planeFit?.plane }
 
   /// The mean squared distance (square metres) of the points to `plane`, which is the smallest eigenvalue
   /// of the covariance; `nil` when `plane` is `nil`.
-  public var meanSquaredDistance: Double? { fit()?.meanSquaredDistance }
+  public var meanSquaredDistance: Double? { planeFit?.meanSquaredDistance }
 
   /// ``plane`` and ``meanSquaredDistance`` together, from one eigen decomposition of the covariance
   /// (asking for each separately decomposes it twice); `nil` when ``plane`` is `nil`.
-  public var planeFit: (plane: Plane, meanSquaredDistance: Double)? { fit() }
-
-  private func fit() -> (plane: Plane, meanSquaredDistance: Double)? {
+  public var planeFit: (plane: Plane, meanSquaredDistance: Double)? {
     guard count >= 3, let covariance, let mean else { return nil }
     let (values, vectors) = symmetricEigenDecomposition(covariance)
     // Collinear or coincident points: the middle eigenvalue vanishes relative to the largest.

@@ -144,12 +144,11 @@ package enum BundleAdjustment {
     var priors = [cv_rotation_prior]()
     priors.reserveCapacity(rotationPriors.count)
     for (k, prior) in rotationPriors.enumerated() {
-      let r = simd_double3x3(prior.firstFromSecond)
       var c = cv_rotation_prior()
       c.first = try VisionError.int32(prior.first, "rotationPriors[\(k)].first")
       c.second = try VisionError.int32(prior.second, "rotationPriors[\(k)].second")
-      // Row-major; simd's matrices are column-major (r[column][row]).
-      c.rotation = (r[0][0], r[1][0], r[2][0], r[0][1], r[1][1], r[2][1], r[0][2], r[1][2], r[2][2])
+      // Row-major, as CVision's poses hold their rotations.
+      c.rotation = RigidTransform(rotation: prior.firstFromSecond).poseCW.c.r
       c.inverse_sigma = 1 / prior.sigma
       priors.append(c)
     }
