@@ -6,7 +6,8 @@
 #   Tools/gap-figures.sh RECORDING [MODE [FIRST [COUNT]]]   default: mono, 90, 20 (1.3 s at 15 fps)
 #
 # Prints the replay's states line, how many frames after the gap the first `normal` one came
-# (issue 16: within 10; "never" when tracking did not return) and `arsim eval`'s ATE line (over the
+# (issue 16: within 10; 0 when the first frame after it was already `normal`, relocalised at once;
+# "never" when tracking did not return) and `arsim eval`'s ATE line (over the
 # tracked frames, before and after the gap). A gap of more than 1 s (TrackerOptions'
 # interruptionThreshold) is an interruption: the frames after it are limited:relocalizing.
 # ARSIM names the arsim binary; default: a release build of this checkout.
@@ -36,9 +37,13 @@ import json
 import sys
 
 first = int(sys.argv[2])
+# The events are changes of state: a frame without one keeps the state of the last one before it, so
+# a gap relocalised on its first frame without leaving `normal` has no event after it (0 frames).
 states = [e for e in map(json.loads, open(sys.argv[1])) if e["event"] == "trackingState"]
 before = [e["state"] for e in states if e["frame"] < first]
-normal = [e["frame"] for e in states if e["frame"] >= first and e["state"] == "normal"]
+held = [e["state"] for e in states if e["frame"] <= first]
+normal = [first] if held and held[-1] == "normal" else []
+normal += [e["frame"] for e in states if e["frame"] > first and e["state"] == "normal"]
 print(f"before the gap: {before[-1] if before else 'none'}; after it: "
       + (f"normal {normal[0] - first} frames after the gap" if normal else "never normal"))
 PY
