@@ -33,32 +33,36 @@ package enum DepthSampler {
     let axisY = -rotation.columns.1
     let axisZ = -rotation.columns.2
     let origin = worldFromCamera.translation
-    var points: [SIMD3<Float>] = []
-    points.reserveCapacity((depth.width / stride + 1) * (depth.height / stride + 1))
     // The sampled columns' and the row's ray components, `(u − cx)/fx` and `(v − cy)/fy`: the values
     // ``CameraIntrinsics/backProject(_:depth:)`` scales by the depth, divided once per column and row
     // rather than per pixel.
     let columns = Swift.stride(from: stride / 2, to: depth.width, by: stride).map {
       ($0, k.ray(SIMD2(Double($0), 0)).x)
     }
-    depth.metres.withUnsafeBufferPointer { metres in
-      var v = stride / 2
-      while v < depth.height {
-        let row = v * depth.width
-        let rayY = k.ray(SIMD2(0, Double(v))).y
-        for (u, rayX) in columns {
-          let z = metres[row + u]
-          if z.isFinite && z > 0 {
-            let d = Double(z)
-            let optical = SIMD3(rayX, rayY, 1) * d
-            let world = origin + axisX * optical.x + axisY * optical.y + axisZ * optical.z
-            let point = SIMD3<Float>(world)
-            if point.x.isFinite && point.y.isFinite && point.z.isFinite { points.append(point) }
+    let rows = Array(Swift.stride(from: stride / 2, to: depth.height, by: stride))
+    // Written into storage of the sample count, each point in place (an append checked the array's
+    // capacity and uniqueness for every pixel).
+    return [SIMD3<Float>](unsafeUninitializedCapacity: columns.count * rows.count) { points, written in
+      written = 0
+      depth.metres.withUnsafeBufferPointer { metres in
+        for v in rows {
+          let row = v * depth.width
+          let rayY = k.ray(SIMD2(0, Double(v))).y
+          for (u, rayX) in columns {
+            let z = metres[row + u]
+            if z.isFinite && z > 0 {
+              let d = Double(z)
+              let optical = SIMD3(rayX, rayY, 1) * d
+              let world = origin + axisX * optical.x + axisY * optical.y + axisZ * optical.z
+              let point = SIMD3<Float>(world)
+              if point.x.isFinite && point.y.isFinite && point.z.isFinite {
+                (points.baseAddress! + written).initialize(to: point)
+                written += 1
+              }
+            }
           }
         }
-        v += stride
       }
     }
-    return points
   }
 }

@@ -19,8 +19,7 @@ struct PlaneCellSet: Sequence {
 
   /// An empty set that holds `minimumCapacity` cells before it first grows.
   init(minimumCapacity: Int = 0) {
-    var log2Count = 4
-    while (1 << log2Count) < 2 * minimumCapacity { log2Count += 1 }
+    let log2Count = PlaneCells.log2BucketCount(holding: minimumCapacity)
     buckets = [Int64](repeating: Self.empty, count: 1 << log2Count)
     shift = UInt64(64 - log2Count)
   }
@@ -43,11 +42,7 @@ struct PlaneCellSet: Sequence {
   var isEmpty: Bool { count == 0 }
 
   @inline(__always)
-  private func bucket(_ key: Int64) -> Int {
-    let k = UInt64(bitPattern: key)
-    // Fold the x half onto the y half first, so that both reach the product's top bits.
-    return Int(truncatingIfNeeded: ((k ^ (k >> 32)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
-  }
+  private func bucket(_ key: Int64) -> Int { PlaneCells.bucket(key, shift: shift) }
 
   /// Whether `key` is in the set.
   @inline(__always)
@@ -130,6 +125,101 @@ struct PlaneCellSet: Sequence {
   var underestimatedCount: Int { count }
 }
 
+extension PlaneCells {
+  /// The log₂ of the bucket count of a table of cells that holds `minimumCapacity` of them at most
+  /// half full (at least 16 buckets).
+  static func log2BucketCount(holding minimumCapacity: Int) -> Int {
+    var log2Count = 4
+    while (1 << log2Count) < 2 * minimumCapacity { log2Count += 1 }
+    return log2Count
+  }
+
+  /// The bucket of cell key `key` in a table of `2^(64 − shift)` buckets (Fibonacci hashing: one
+  /// multiplication, the product's top bits).
+  @inline(__always)
+  static func bucket(_ key: Int64, shift: UInt64) -> Int {
+    let k = UInt64(bitPattern: key)
+    // Fold the x half onto the y half first, so that both reach the product's top bits.
+    return Int(truncatingIfNeeded: ((k ^ (k >> 32)) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+  }
+}
+
+/// A map from packed 2-D grid cells (``PlaneCells/key(_:_:)``) to small non-negative numbers (a cell's
+/// index in a list): the segmentation's cells of a plane's inliers and the regions that hold them. Open
+/// addressing with linear probing, at most half full, no removal.
+///
+/// It replaces a `Dictionary<Int64, Int>`, whose seeded SipHash of every key cost more than the rest of
+/// a lookup: the split into regions looks up each inlier's cell and each cell's eight neighbours, and
+/// the dictionaries' hashing was about a twelfth of the plane stage. Nothing iterates it.
+struct PlaneCellIndex {
+  /// The keys (``empty`` where a bucket is free) and, beside each, its value.
+  private var keys: [Int64]
+  private var values: [Int32]
+  private var shift: UInt64
+  /// The value of ``empty`` itself (cell `(−2³¹, 0)`), which no bucket can hold; −1 for none.
+  private var valueOfEmpty: Int32 = -1
+  /// The number of cells.
+  private(set) var count = 0
+
+  /// The free-bucket marker.
+  private static let empty = Int64.min
+
+  /// An empty map that holds `minimumCapacity` cells before it first grows.
+  init(minimumCapacity: Int = 0) {
+    let log2Count = PlaneCells.log2BucketCount(holding: minimumCapacity)
+    keys = [Int64](repeating: Self.empty, count: 1 << log2Count)
+    values = [Int32](repeating: 0, count: 1 << log2Count)
+    shift = UInt64(64 - log2Count)
+  }
+
+  /// The value of `key`, nil when it has none.
+  @inline(__always)
+  subscript(key: Int64) -> Int? {
+    if key == Self.empty { return valueOfEmpty >= 0 ? Int(valueOfEmpty) : nil }
+    return keys.withUnsafeBufferPointer { keys in
+      let mask = keys.count - 1
+      var b = PlaneCells.bucket(key, shift: shift)
+      while true {
+        let entry = keys[b]
+        if entry == key { return Int(values[b]) }
+        if entry == Self.empty { return nil }
+        b = (b + 1) & mask
+      }
+    }
+  }
+
+  /// Gives `key` the value `value` (in `0..<2³¹`), replacing any it had.
+  mutating func set(_ key: Int64, _ value: Int) {
+    let stored = Int32(value)
+    if key == Self.empty {
+      if valueOfEmpty < 0 { count += 1 }
+      valueOfEmpty = stored
+      return
+    }
+    if 2 * (count + 1) > keys.count { grow() }
+    let mask = keys.count - 1
+    var b = PlaneCells.bucket(key, shift: shift)
+    while keys[b] != Self.empty && keys[b] != key { b = (b + 1) & mask }
+    if keys[b] == Self.empty { count += 1 }
+    keys[b] = key
+    values[b] = stored
+  }
+
+  private mutating func grow() {
+    let (oldKeys, oldValues) = (keys, values)
+    keys = [Int64](repeating: Self.empty, count: 2 * oldKeys.count)
+    values = [Int32](repeating: 0, count: 2 * oldKeys.count)
+    shift -= 1
+    let mask = keys.count - 1
+    for (key, value) in zip(oldKeys, oldValues) where key != Self.empty {
+      var b = PlaneCells.bucket(key, shift: shift)
+      while keys[b] != Self.empty { b = (b + 1) & mask }
+      keys[b] = key
+      values[b] = value
+    }
+  }
+}
+
 /// Counts per integer key over a contiguous range of keys (a histogram of cell columns or rows), stored
 /// densely from the lowest key counted: counting is an index, and the keys come out in order without
 /// sorting.
@@ -144,14 +234,40 @@ struct PlaneCountLine {
   /// No counts.
   init() {}
 
+  /// The counts of `keys` (each occurrence counts 1): the line that adding them one by one gives, its
+  /// range found first and its storage allocated once.
+  init(counting keys: [Int64]) {
+    guard let low = keys.min(), let high = keys.max() else { return }
+    lowest = low
+    counts = [Int](repeating: 0, count: Int(high - low) + 1)
+    counts.withUnsafeMutableBufferPointer { counts in
+      for key in keys { counts[Int(key - low)] += 1 }
+    }
+    total = keys.count
+  }
+
   /// Whether no key has been counted.
   var isEmpty: Bool { counts.isEmpty }
 
   /// The highest key counted; nil when none.
   var highest: Int64? { counts.isEmpty ? nil : lowest + Int64(counts.count - 1) }
 
-  /// Adds `count` to `key`'s count, extending the range to `key`.
+  /// Adds `count` to `key`'s count, extending the range to `key`. (Inlined: a key within the range,
+  /// the common case, is an index and two additions.)
+  @inline(__always)
   mutating func add(_ count: Int = 1, at key: Int64) {
+    let (offset, overflow) = key.subtractingReportingOverflow(lowest)
+    if !overflow && offset >= 0 && offset < Int64(counts.count) {
+      counts[Int(offset)] += count
+      total += count
+      return
+    }
+    extend(adding: count, at: key)
+  }
+
+  /// ``add(_:at:)`` for a key outside the range (or the first key).
+  @inline(never)
+  private mutating func extend(adding count: Int, at key: Int64) {
     if counts.isEmpty {
       lowest = key
       counts = [0]

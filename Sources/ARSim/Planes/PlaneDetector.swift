@@ -191,9 +191,11 @@ package final class PlaneDetector {
         ? deformation.correction(at: frameTimes[Int(frame) - 1]) : nil
     }
     let corrections = tracks.map { $0.alive ? at($0.updatedFrame) : nil }
+    let prepared = corrections.map { $0.map(PreparedCorrection.init) }
     map.applyWorldCorrection(each: { [tracks, absorbers] voxel in
       let t = Self.owner(voxel.track, absorbers: absorbers)
-      return t >= 0 && tracks[Int(t)].alive ? corrections[Int(t)] : at(voxel.lastSeen)
+      return t >= 0 && tracks[Int(t)].alive
+        ? prepared[Int(t)] : at(voxel.lastSeen).map(PreparedCorrection.init)
     })
     var changes = PlaneAnchorChanges()
     for t in tracks.indices where tracks[t].alive {

@@ -16,9 +16,13 @@ extension PlaneSegmenter {
   ) -> [[Int]] {
     let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: alignment)
     let inverseCell = 1 / options.regionCellSize
-    var cellOfKey: [Int64: Int] = [:]
+    var cellOfKey = PlaneCellIndex(minimumCapacity: inliers.count / 4)
     var cellCoordinates: [(Int64, Int64)] = []
-    var members: [[Int]] = []
+    // Each inlier's cell, and per cell its number of inliers; the members are listed cell by cell
+    // afterwards (one array, not one per cell).
+    var cellOfInlier: [Int32] = []
+    cellOfInlier.reserveCapacity(inliers.count)
+    var memberCounts: [Int] = []
     var distanceSums: [Double] = []
     var squareSums: [Double] = []
     for i in inliers {
@@ -28,23 +32,34 @@ extension PlaneSegmenter {
       let cy = PlaneCells.floor(simd_dot(e2, p) * inverseCell)
       let key = PlaneCells.key(cx, cy)
       if let cell = cellOfKey[key] {
-        members[cell].append(i)
+        cellOfInlier.append(Int32(cell))
+        memberCounts[cell] += 1
         distanceSums[cell] += d
         squareSums[cell] += d * d
       } else {
-        cellOfKey[key] = members.count
+        cellOfKey.set(key, memberCounts.count)
+        cellOfInlier.append(Int32(memberCounts.count))
         cellCoordinates.append((cx, cy))
-        members.append([i])
+        memberCounts.append(1)
         distanceSums.append(d)
         squareSums.append(d * d)
       }
     }
-    let counts = members.map { Double($0.count) }
+    // Cell c's members are members[starts[c]..<starts[c + 1]].
+    var starts = [Int](repeating: 0, count: memberCounts.count + 1)
+    for c in memberCounts.indices { starts[c + 1] = starts[c] + memberCounts[c] }
+    var members = [Int](repeating: 0, count: inliers.count)
+    var filled = Array(starts.dropLast())
+    for (i, cell) in zip(inliers, cellOfInlier) {
+      members[filled[Int(cell)]] = i
+      filled[Int(cell)] += 1
+    }
+    let counts = memberCounts.map { Double($0) }
     let means = zip(distanceSums, counts).map { $0 / $1 }
     // The pooled variance of the points about their cell means (cells of one point add nothing).
     var within = 0.0
     var freedom = 0.0
-    for c in members.indices where counts[c] > 1 {
+    for c in memberCounts.indices where counts[c] > 1 {
       within += max(squareSums[c] - distanceSums[c] * means[c], 0)
       freedom += counts[c] - 1
     }
@@ -59,16 +74,16 @@ extension PlaneSegmenter {
       let noise = 3 * (variance * (1 / counts[a] + 1 / counts[b])).squareRoot()
       return step <= noise + (diagonal ? 2.0.squareRoot() : 1) * slope
     }
-    var label = [Int](repeating: -1, count: members.count)
+    var label = [Int](repeating: -1, count: memberCounts.count)
     var result: [[Int]] = []
     var stack: [Int] = []
-    for start in members.indices where label[start] < 0 {
+    for start in memberCounts.indices where label[start] < 0 {
       let region = result.count
       label[start] = region
       stack.append(start)
       var points: [Int] = []
       while let cell = stack.popLast() {
-        points.append(contentsOf: members[cell])
+        points.append(contentsOf: members[starts[cell]..<starts[cell + 1]])
         let (cx, cy) = cellCoordinates[cell]
         for dy in -1...1 {
           for dx in -1...1 where dx != 0 || dy != 0 {
@@ -102,9 +117,9 @@ extension PlaneSegmenter {
         PlaneCells.floor(simd_dot(e1, p) * inverseCell),
         PlaneCells.floor(simd_dot(e2, p) * inverseCell))
     }
-    var regionOfCell: [Int64: Int] = [:]
+    var regionOfCell = PlaneCellIndex()
     for (r, region) in regions.enumerated() {
-      for i in region { regionOfCell[key(positions[i])] = r }
+      for i in region { regionOfCell.set(key(positions[i]), r) }
     }
     var result = regions
     for i in tails {

@@ -242,8 +242,12 @@ struct PlaneSegmenter {
       while iteration < bound {
         iteration += 1
         let h = y[random.index(below: n)]
-        var count = 0
-        for value in y where (value - h).magnitude <= tau { count += 1 }
+        let count = Self.count(n) {
+          (y[$0] - h).magnitude <= tau
+        } lanes: { k in
+          let d = UnsafeRawPointer(y.baseAddress! + k).loadUnaligned(as: SIMD4<Double>.self) - h
+          return d .<= tau .& d .>= -tau
+        }
         if count > bestCount {
           bestCount = count
           bestHeight = h
@@ -277,8 +281,14 @@ struct PlaneSegmenter {
           let nx = dz / length
           let nz = -dx / length
           let offset = -(nx * x[i] + nz * z[i])
-          var count = 0
-          for k in 0..<n where (nx * x[k] + nz * z[k] + offset).magnitude <= tau { count += 1 }
+          let count = Self.count(n) { k in
+            (nx * x[k] + nz * z[k] + offset).magnitude <= tau
+          } lanes: { k in
+            let xs = UnsafeRawPointer(x.baseAddress! + k).loadUnaligned(as: SIMD4<Double>.self)
+            let zs = UnsafeRawPointer(z.baseAddress! + k).loadUnaligned(as: SIMD4<Double>.self)
+            let d = nx * xs + nz * zs + offset
+            return d .<= tau .& d .>= -tau
+          }
           if count > (best?.count ?? 0) {
             best = (nx, nz, offset, count)
             bound = iterationBound(ratio: Double(count) / Double(n), size: 2)
@@ -288,6 +298,28 @@ struct PlaneSegmenter {
     }
     guard let best else { return nil }
     return (Plane(normal: SIMD3(best.nx, 0, best.nz), offset: best.offset), best.count)
+  }
+
+  /// How many of `0..<n` pass a test: `lanes(k)` tests `k..<k + 4` at once, `one(k)` tests `k` alone
+  /// (the last few). The hypotheses' inlier counts are most of RANSAC's work, and four lanes at a time
+  /// do it in a fraction of the instructions. Each lane runs the same operations as `one`, so the
+  /// counts are the same (`|d| ≤ τ` is `d ≤ τ ∧ d ≥ −τ`, and false for NaN either way).
+  @inline(__always)
+  private static func count(
+    _ n: Int, one: (Int) -> Bool, lanes: (Int) -> SIMDMask<SIMD4<Int64>>
+  ) -> Int {
+    var counts = SIMD4<Int64>.zero
+    var k = 0
+    while k + 4 <= n {
+      counts &+= SIMD4<Int64>.zero.replacing(with: 1, where: lanes(k))
+      k += 4
+    }
+    var count = Int(counts.wrappedSum())
+    while k < n {
+      if one(k) { count += 1 }
+      k += 1
+    }
+    return count
   }
 
   /// The gravity-aligned least-squares plane of `inliers`, oriented like `plane`.
@@ -410,7 +442,8 @@ enum PlaneCells {
   @inline(__always)
   static func floor(_ x: Double) -> Int64 {
     let truncated = Int64(x)
-    return Double(truncated) > x ? truncated - 1 : truncated
+    // `&-` cannot wrap: a truncated value above `x` is above −2⁶³.
+    return Double(truncated) > x ? truncated &- 1 : truncated
   }
 
   /// The key of cell `(x, y)` (each within ±2³¹).

@@ -153,15 +153,29 @@ struct PlaneTrack {
     let levelled = self
     let moved = { (p: SIMD2<Double>) in levelled.anchor2D(correction.apply(to: old.world(anchor2D: p))) }
     hull = Polygon2D.convexHull(old.hull.map(moved))
-    cells = PlaneCellSet(
-      old.cellCentres2D.map { centre in
-        let (cx, cy) = levelled.cell(moved(centre))
-        return PlaneCells.key(cx, cy)
-      })
-    (extentCells, extentColumns, extentRows) = (
-      PlaneCellSet(minimumCapacity: old.extentCells.count), PlaneCountLine(), PlaneCountLine()
-    )
-    for centre in old.extentCentres2D { markExtent(moved(centre)) }
+    let move = AnchorMove(
+      exact: moved, oldRotation: old.rotation, oldOrigin: old.origin, newInverseRotation: inverseRotation,
+      newOrigin: origin, correction: PreparedCorrection(correction))
+    cells = PlaneCellSet(minimumCapacity: old.cells.count)
+    for key in old.cells {
+      let (cx, cy) = move.cell(of: Self.centre(of: key, cellSize: cellSize), cellSize: cellSize)
+      cells.insert(PlaneCells.key(cx, cy))
+    }
+    // The extent's counts are made once the cells are known (counting cell by cell grew the lines).
+    extentCells = PlaneCellSet(minimumCapacity: old.extentCells.count)
+    var columns: [Int64] = []
+    var rows: [Int64] = []
+    columns.reserveCapacity(old.extentCells.count)
+    rows.reserveCapacity(old.extentCells.count)
+    for key in old.extentCells {
+      let centre = Self.centre(of: key, cellSize: Self.extentCellSize)
+      let (cx, cy) = move.cell(of: centre, cellSize: Self.extentCellSize)
+      if extentCells.insert(PlaneCells.key(cx, cy)) {
+        columns.append(cx)
+        rows.append(cy)
+      }
+    }
+    (extentColumns, extentRows) = (PlaneCountLine(counting: columns), PlaneCountLine(counting: rows))
     dirty = true
   }
 
@@ -226,12 +240,14 @@ struct PlaneTrack {
   private var cellCentres: [SIMD3<Double>] { cellCentres2D.map { world(anchor2D: $0) } }
 
   /// The anchor 2-D centres of the occupied cells, in no particular order.
-  private var cellCentres2D: [SIMD2<Double>] {
-    cells.map { key in
-      let cx = Double(key >> 32)
-      let cy = Double(Int32(truncatingIfNeeded: key))
-      return SIMD2((cx + 0.5) * cellSize, (cy + 0.5) * cellSize)
-    }
+  private var cellCentres2D: [SIMD2<Double>] { cells.map { Self.centre(of: $0, cellSize: cellSize) } }
+
+  /// The anchor 2-D centre of the cell with key `key` in a grid of `cellSize`.
+  @inline(__always)
+  private static func centre(of key: Int64, cellSize: Double) -> SIMD2<Double> {
+    let cx = Double(key >> 32)
+    let cy = Double(Int32(truncatingIfNeeded: key))
+    return SIMD2((cx + 0.5) * cellSize, (cy + 0.5) * cellSize)
   }
 
   /// The height of a horizontal plane (world y), metres.
@@ -281,9 +297,7 @@ struct PlaneTrack {
 
   /// Marks the fine cell of `p` (anchor 2-D) in ``extentCells`` and counts it in its column and row.
   private mutating func markExtent(_ p: SIMD2<Double>) {
-    let (cx, cy) = (
-      Int64((p.x / Self.extentCellSize).rounded(.down)), Int64((p.y / Self.extentCellSize).rounded(.down))
-    )
+    let (cx, cy) = (PlaneCells.floor(p.x / Self.extentCellSize), PlaneCells.floor(p.y / Self.extentCellSize))
     guard extentCells.insert(PlaneCells.key(cx, cy)) else { return }
     extentColumns.add(at: cx)
     extentRows.add(at: cy)
@@ -291,11 +305,7 @@ struct PlaneTrack {
 
   /// The anchor 2-D centres of ``extentCells``, in no particular order.
   private var extentCentres2D: [SIMD2<Double>] {
-    extentCells.map { key in
-      let cx = Double(key >> 32)
-      let cy = Double(Int32(truncatingIfNeeded: key))
-      return SIMD2((cx + 0.5) * Self.extentCellSize, (cy + 0.5) * Self.extentCellSize)
-    }
+    extentCells.map { Self.centre(of: $0, cellSize: Self.extentCellSize) }
   }
 
   /// The area of the hull, square metres.
@@ -517,6 +527,73 @@ struct PlaneTrack {
       result.remove(at: victim)
     }
     return result
+  }
+}
+
+/// How a world correction moves a track's anchor 2-D points (from the old anchor frame through the
+/// corrected world into the re-levelled one), for the cells of its grids: a correction moves every
+/// cell of every track, and the exact move (``PlaneTrack/applyWorldCorrection(_:)``'s `moved`: three
+/// changes of frame, one a quaternion's) cost most of what moving a track did.
+///
+/// That move is an affine map of the plane (a rotation and a shift, up to rounding), worked out here
+/// once. A cell is what the affine map's point gives whenever that point lies farther from the cell's
+/// edges than the two can differ by rounding (a bound far above it: 10⁻¹⁰ of the coordinates' size);
+/// nearer an edge, the exact move decides. So the cells are, to the bit, those the exact move gives.
+struct AnchorMove {
+  /// The exact move.
+  let exact: (SIMD2<Double>) -> SIMD2<Double>
+  /// The affine map: `shift + x·xImage + y·yImage`.
+  private let shift: SIMD2<Double>
+  private let xImage: SIMD2<Double>
+  private let yImage: SIMD2<Double>
+  /// The size of the coordinates the exact move goes through, metres: origins and translation.
+  private let scale: Double
+
+  /// The move of points from an old anchor frame (`oldRotation`: worldFromAnchor's, at `oldOrigin`)
+  /// across `correction` into a new one (`newInverseRotation`: anchorFromWorld's, at `newOrigin`);
+  /// `exact` maps a point of the old frame to the new (``PlaneTrack/anchor2D(_:)`` of the new frame of
+  /// the corrected ``PlaneTrack/world(anchor2D:)`` of the old).
+  init(
+    exact: @escaping (SIMD2<Double>) -> SIMD2<Double>, oldRotation: simd_double3x3, oldOrigin: SIMD3<Double>,
+    newInverseRotation: simd_double3x3, newOrigin: SIMD3<Double>, correction: PreparedCorrection
+  ) {
+    self.exact = exact
+    shift = exact(.zero)
+    // Anchor 2-D (x, y) is the anchor's (x, 0, −y); back in anchor 2-D, a vector's (x, −z).
+    func image(_ axis: SIMD3<Double>) -> SIMD2<Double> {
+      let q = newInverseRotation * correction.rotate(oldRotation * axis)
+      return SIMD2(q.x, -q.z)
+    }
+    xImage = image(SIMD3(1, 0, 0))
+    yImage = image(SIMD3(0, 0, -1))
+    func size(_ v: SIMD3<Double>) -> Double { v.x.magnitude + v.y.magnitude + v.z.magnitude }
+    scale = size(oldOrigin) + size(newOrigin) + size(correction.translation)
+  }
+
+  /// The cell of a grid of `cellSize` (anchor 2-D of the new frame) that `p` (anchor 2-D of the old
+  /// frame) moves into: `(⌊x / cellSize⌋, ⌊y / cellSize⌋)` of the exact move.
+  @inline(__always)
+  func cell(of p: SIMD2<Double>, cellSize: Double) -> (Int64, Int64) {
+    let q = shift + p.x * xImage + p.y * yImage
+    let tolerance = 1e-10 * (1 + scale + p.x.magnitude + p.y.magnitude)
+    if let cx = Self.floor(q.x, cellSize, tolerance), let cy = Self.floor(q.y, cellSize, tolerance) {
+      return (cx, cy)
+    }
+    let moved = exact(p)
+    return (PlaneCells.floor(moved.x / cellSize), PlaneCells.floor(moved.y / cellSize))
+  }
+
+  /// `⌊value / size⌋` when every value within `tolerance` of `value` gives the same (and the quotient is
+  /// well within `Int64`), else nil (also for NaN).
+  @inline(__always)
+  private static func floor(_ value: Double, _ size: Double, _ tolerance: Double) -> Int64? {
+    let x = value / size
+    guard x.magnitude < 0x1p40 else { return nil }
+    let cell = PlaneCells.floor(x)
+    // The tolerance in cells, and the quotient's own rounding (far below 10⁻¹² of it).
+    let margin = tolerance / size + 1e-12 * x.magnitude
+    guard x - Double(cell) > margin, Double(cell + 1) - x > margin else { return nil }
+    return cell
   }
 }
 

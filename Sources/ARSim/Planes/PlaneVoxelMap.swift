@@ -62,15 +62,21 @@ struct PlaneVoxelMap {
   /// The packed coordinates of the voxel holding `point`, or `nil` when the point is not finite or
   /// farther than 2²⁰ voxels from the origin.
   @inline(__always)
-  func key(of point: SIMD3<Double>) -> Int64? {
+  func key(of point: SIMD3<Double>) -> Int64? { Self.key(of: point, inverseSize: inverseSize) }
+
+  /// ``key(of:)`` for voxels of edge `1 / inverseSize` (a loop over the voxels in place cannot call a
+  /// method of the map).
+  @inline(__always)
+  private static func key(of point: SIMD3<Double>, inverseSize: Double) -> Int64? {
     let scaled = point * inverseSize
     let limit = Double(Self.offset)
     guard scaled.x.magnitude < limit, scaled.y.magnitude < limit, scaled.z.magnitude < limit else {
       return nil  // also rejects NaN (comparisons with NaN are false)
     }
-    let ix = PlaneCells.floor(scaled.x) + Self.offset
-    let iy = PlaneCells.floor(scaled.y) + Self.offset
-    let iz = PlaneCells.floor(scaled.z) + Self.offset
+    // Each within ±2²⁰ (the guard above): the additions cannot overflow.
+    let ix = PlaneCells.floor(scaled.x) &+ Self.offset
+    let iy = PlaneCells.floor(scaled.y) &+ Self.offset
+    let iz = PlaneCells.floor(scaled.z) &+ Self.offset
     return (ix << 42) | (iy << 21) | iz
   }
 
@@ -99,11 +105,21 @@ struct PlaneVoxelMap {
   /// map created empty, in point order), then every point into its voxel, in point order. Within a pass
   /// one point's memory accesses do not wait for the previous point's, so their misses overlap.
   mutating func observe(_ points: [SIMD3<Float>], frame: Int32, touched: inout [Int32]) {
-    scratchSlots.removeAll(keepingCapacity: true)
-    scratchSlots.reserveCapacity(points.count)
+    // The slots go into storage of the points' count, written in place (an append checked the
+    // array's capacity and uniqueness for every point); the array is out of the map meanwhile, so
+    // that writing it and creating voxels do not overlap.
+    var scratch: [Int32] = []
+    swap(&scratch, &scratchSlots)
+    defer { swap(&scratch, &scratchSlots) }
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: repeatElement(-1, count: points.count))
     touched.reserveCapacity(touched.count + points.count)
-    for point in points { scratchSlots.append(slot(for: SIMD3<Double>(point), frame: frame) ?? -1) }
-    scratchSlots.withUnsafeBufferPointer { slots in
+    scratch.withUnsafeMutableBufferPointer { slots in
+      points.withUnsafeBufferPointer { points in
+        for k in points.indices { slots[k] = slot(for: SIMD3<Double>(points[k]), frame: frame) ?? -1 }
+      }
+    }
+    scratch.withUnsafeBufferPointer { slots in
       points.withUnsafeBufferPointer { points in
         voxels.withUnsafeMutableBufferPointer { voxels in
           for k in points.indices where slots[k] >= 0 {
@@ -120,11 +136,20 @@ struct PlaneVoxelMap {
 
   /// The slot of the voxel holding `point`, created empty (no points) when the map has none; `nil` for
   /// a point that cannot be stored (non-finite or absurdly far).
+  @inline(__always)
   private mutating func slot(for point: SIMD3<Double>, frame: Int32) -> Int32? {
     guard let key = key(of: point) else { return nil }
     // The slot a new voxel takes: the last freed one, else a new one at the end.
     let slot = freeSlots.last ?? Int32(voxels.count)
     if let existing = slotOfKey.slot(of: key, insertingIfAbsent: slot) { return existing }
+    create(key: key, slot: slot, frame: frame)
+    return slot
+  }
+
+  /// Stores a new voxel (no points yet) with key `key` in `slot`, the last free slot or the next new
+  /// one (kept out of line: the lookups that find a voxel are the loop's common case).
+  @inline(never)
+  private mutating func create(key: Int64, slot: Int32, frame: Int32) {
     let voxel = PlaneVoxel(
       sum: .zero, weight: 0, observations: 0, lastSeen: frame, touchStamp: 0, track: -1, announced: false,
       seenInDepth: false, key: key)
@@ -134,7 +159,6 @@ struct PlaneVoxelMap {
       voxels.append(voxel)
     }
     count += 1
-    return slot
   }
 
   /// Adds `point`, observed in `frame` (frames count from 1) by the depth sensor (`depth`) or as a
@@ -198,50 +222,67 @@ struct PlaneVoxelMap {
   /// observations add, the latest frame stamps stay, either's depth mark holds, a plane assignment wins over none (the lower slot's
   /// over another's). A voxel moved out of the storable range is dropped. Linear in the voxels.
   mutating func applyWorldCorrection(_ correction: RigidTransform) {
-    applyWorldCorrection(each: { _ in correction })
+    let prepared = PreparedCorrection(correction)
+    applyWorldCorrection(each: { _ in prepared })
   }
 
-  /// Moves each voxel by its own correction (`newWorldFromOld`; nil: it stays), then re-keys and merges
-  /// as ``applyWorldCorrection(_:)`` does: a loop closure's deformation of the world.
-  mutating func applyWorldCorrection(each correctionOf: (PlaneVoxel) -> RigidTransform?) {
+  /// Moves each voxel by its own correction (nil: it stays), then re-keys and merges as
+  /// ``applyWorldCorrection(_:)`` does: a loop closure's deformation of the world.
+  ///
+  /// One pass over the slots in place, each voxel's key looked up and, when new, stored in one probe
+  /// of the new index: a correction moves the whole map, and this pass was most of what a frame with
+  /// one cost.
+  mutating func applyWorldCorrection(each correctionOf: (PlaneVoxel) -> PreparedCorrection?) {
     var index = VoxelIndex(minimumCapacity: count)
-    for i in voxels.indices where voxels[i].track != -2 {
-      var voxel = voxels[i]
-      if let correction = correctionOf(voxel) {
-        voxel.sum = correction.rotation.act(voxel.sum) + Double(voxel.weight) * correction.translation
-      }
-      guard let key = key(of: voxel.position) else {
+    let inverseSize = inverseSize
+    var freed = freeSlots
+    var live = count
+    freeSlots = []
+    voxels.withUnsafeMutableBufferPointer { voxels in
+      for i in voxels.indices where voxels[i].track != -2 {
+        var voxel = voxels[i]
+        if let correction = correctionOf(voxel) {
+          voxel.sum = correction.rotate(voxel.sum) + Double(voxel.weight) * correction.translation
+        }
+        guard let key = Self.key(of: voxel.position, inverseSize: inverseSize) else {
+          voxels[i].track = -2
+          freed.append(Int32(i))
+          live -= 1
+          continue
+        }
+        guard let kept = index.slot(of: key, insertingIfAbsent: Int32(i)) else {
+          voxel.key = key
+          voxels[i] = voxel
+          continue
+        }
+        Self.merge(voxel, into: &voxels[Int(kept)])
         voxels[i].track = -2
-        freeSlots.append(Int32(i))
-        count -= 1
-        continue
+        freed.append(Int32(i))
+        live -= 1
       }
-      guard let kept = index.slot(of: key) else {
-        voxel.key = key
-        voxels[i] = voxel
-        index.insert(key, slot: Int32(i))
-        continue
-      }
-      let k = Int(kept)
-      voxels[k].sum += voxel.sum
-      voxels[k].weight += voxel.weight
-      if voxels[k].weight > Self.weightCap {
-        voxels[k].sum *= Double(Self.weightCap / voxels[k].weight)
-        voxels[k].weight = Self.weightCap
-      }
-      voxels[k].observations =
-        voxels[k].observations.addingReportingOverflow(voxel.observations).overflow
-        ? Int32.max : voxels[k].observations + voxel.observations
-      voxels[k].lastSeen = max(voxels[k].lastSeen, voxel.lastSeen)
-      voxels[k].touchStamp = max(voxels[k].touchStamp, voxel.touchStamp)
-      if voxels[k].track == -1 { voxels[k].track = voxel.track }
-      voxels[k].announced = voxels[k].announced || voxel.announced
-      voxels[k].seenInDepth = voxels[k].seenInDepth || voxel.seenInDepth
-      voxels[i].track = -2
-      freeSlots.append(Int32(i))
-      count -= 1
     }
+    freeSlots = freed
+    count = live
     slotOfKey = index
+  }
+
+  /// Merges `voxel`, moved into the voxel of `kept`, into it (see ``applyWorldCorrection(_:)``).
+  @inline(__always)
+  private static func merge(_ voxel: PlaneVoxel, into kept: inout PlaneVoxel) {
+    kept.sum += voxel.sum
+    kept.weight += voxel.weight
+    if kept.weight > weightCap {
+      kept.sum *= Double(weightCap / kept.weight)
+      kept.weight = weightCap
+    }
+    kept.observations =
+      kept.observations.addingReportingOverflow(voxel.observations).overflow
+      ? Int32.max : kept.observations + voxel.observations
+    kept.lastSeen = max(kept.lastSeen, voxel.lastSeen)
+    kept.touchStamp = max(kept.touchStamp, voxel.touchStamp)
+    if kept.track == -1 { kept.track = voxel.track }
+    kept.announced = kept.announced || voxel.announced
+    kept.seenInDepth = kept.seenInDepth || voxel.seenInDepth
   }
 
   /// Drops voxels that never became stable within `lifetime` frames, then, while more than `capacity`

@@ -4,20 +4,24 @@ import Testing
 
 @Suite("Plane cell set and count line")
 struct PlaneCellSetTests {
+  /// The key of step `step` of a random walk through cells: mostly cells of a support around the
+  /// origin (negative coordinates too), some far ones, and now and then the key that marks a free
+  /// bucket (cell (−2³¹, 0)).
+  private static func randomKey(_ step: Int, _ random: inout SplitMix64) -> Int64 {
+    switch step % 5 {
+    case 0: PlaneCells.key(Int64(random.next() % 2_000_000) - 1_000_000, Int64(random.next() % 7))
+    case 1 where step % 1000 == 1: PlaneCells.key(Int64(Int32.min), 0)
+    default: PlaneCells.key(Int64(random.next() % 80) - 40, Int64(random.next() % 80) - 40)
+    }
+  }
+
   @Test("The cell set agrees with a Set through inserts and lookups, across growth")
   func cellSetMatchesASet() {
     var cells = PlaneCellSet()
     var reference = Set<Int64>()
     var random = SplitMix64(seed: 5)
-    // Cells of a support around the origin (negative coordinates too) and a few far ones, including
-    // the key that marks a free bucket (cell (−2³¹, 0)).
     for step in 0..<20_000 {
-      let key: Int64
-      switch step % 5 {
-      case 0: key = PlaneCells.key(Int64(random.next() % 2_000_000) - 1_000_000, Int64(random.next() % 7))
-      case 1 where step % 1000 == 1: key = PlaneCells.key(Int64(Int32.min), 0)
-      default: key = PlaneCells.key(Int64(random.next() % 80) - 40, Int64(random.next() % 80) - 40)
-      }
+      let key = Self.randomKey(step, &random)
       #expect(cells.insert(key) == reference.insert(key).inserted)
       #expect(cells.count == reference.count)
       let probe = PlaneCells.key(Int64(random.next() % 100) - 50, Int64(random.next() % 100) - 50)
@@ -31,6 +35,28 @@ struct PlaneCellSetTests {
     #expect(Set(listed) == reference)
     #expect(PlaneCellSet(listed).count == reference.count)
     #expect(PlaneCellSet().isEmpty && Array(PlaneCellSet()).isEmpty)
+  }
+
+  @Test("The cell index agrees with a Dictionary through sets, overwrites and lookups, across growth")
+  func cellIndexMatchesADictionary() {
+    var random = SplitMix64(seed: 11)
+    for _ in 0..<20 {
+      var index = PlaneCellIndex(minimumCapacity: Int(random.next() % 64))
+      var reference: [Int64: Int] = [:]
+      for step in 0..<3000 {
+        let key = Self.randomKey(step, &random)
+        if random.next() % 3 == 0 {
+          let value = Int(random.next() % 100_000)
+          index.set(key, value)
+          reference[key] = value
+        }
+        #expect(index[key] == reference[key])
+        #expect(index.count == reference.count)
+        let probe = PlaneCells.key(Int64(random.next() % 80) - 40, Int64(random.next() % 80) - 40)
+        #expect(index[probe] == reference[probe])
+      }
+      #expect(reference.allSatisfy { index[$0.key] == $0.value })
+    }
   }
 
   @Test("The count line holds a dictionary's counts in key order, extending both ways")
