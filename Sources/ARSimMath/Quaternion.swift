@@ -166,11 +166,16 @@ public struct SIMDQuaternion<Scalar: SIMDScalar & BinaryFloatingPoint> {
   /// The vector `v` rotated by this quaternion, `q v q⁻¹`. A non-unit quaternion rotates by its
   /// normalised rotation (the length cancels), unlike Apple's x86 formula which assumes unit length.
   @inlinable
-  public func act(_ v: SIMD3<Scalar>) -> SIMD3<Scalar> {
+  public func act(_ v: SIMD3<Scalar>) -> SIMD3<Scalar> { act(v, lengthSquared: simd_length_squared(vector)) }
+
+  /// ``act(_:)`` given this quaternion's squared length, for a caller that rotates many vectors by one
+  /// quaternion and works the length out once: the same operations, so the same bits.
+  @inlinable
+  public func act(_ v: SIMD3<Scalar>, lengthSquared: Scalar) -> SIMD3<Scalar> {
     let u = imag
     let t = 2 * simd_cross(u, v)
     let correction = real * t + simd_cross(u, t)
-    return v + correction / simd_length_squared(vector)
+    return v + correction / lengthSquared
   }
 
   /// The Hamilton product `lhs * rhs`: rotating by the result is rotating by `rhs`, then by `lhs`.
