@@ -38,9 +38,9 @@ final class RGBDOdometry: Odometry {
   /// While drift is suspected: how many of the keyframes predate it (and can correct it).
   private var trustedKeyframes: Int?
   private var framesSinceDrift = 0
-  /// Frames since the camera was off (``cameraWasOff()``) while no relocalisation succeeded; nil when
-  /// tracking runs frame to frame.
-  private var framesSinceGap: Int?
+  /// Whether the camera was off (``cameraWasOff()``) and no relocalisation has succeeded since: false
+  /// while tracking runs frame to frame.
+  private var relocalizingAfterGap = false
   /// The IMU's prediction across the gap while relocalising after it (nil without one).
   private var gapPrediction: GapPrediction?
   /// The frame before the last, when the last was measured frame to frame from it (nil otherwise),
@@ -102,7 +102,7 @@ final class RGBDOdometry: Odometry {
         inliers: tracks.count)
     }
 
-    if framesSinceGap != nil, let lost = recoverAfterGap(gray: gray, depth: depth) {
+    if relocalizingAfterGap, let lost = recoverAfterGap(gray: gray, depth: depth) {
       turns?.breakChain()
       return lost
     }
@@ -416,7 +416,7 @@ final class RGBDOdometry: Odometry {
   /// the gap.
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
     turns?.reset()
-    framesSinceGap = 0
+    relocalizingAfterGap = true
     tracks.removeAll()
     gapPrediction = previousTimestamp.map { time in
       GapPrediction(
@@ -430,12 +430,13 @@ final class RGBDOdometry: Odometry {
   /// samples span the gap (``GapPrediction``), a found pose must agree with their prediction (a place
   /// recognised one texture period away is rejected), and when none does tracking resumes from the
   /// predicted pose itself, on the first frame (the prediction only worsens with time; the frame is
-  /// `relocalizing`, those after it tracked frame to frame). Without a prediction, while under
-  /// ``TrackerOptions/Relocalization/maxRelocalizingFrames``, a `relocalizing` result with the last
-  /// pose held; beyond that the place is taken as new and tracking resumes frame to frame from the
-  /// held pose (the map continues from there: a discontinuity the frames' states show).
+  /// `relocalizing`, those after it tracked frame to frame). Without a prediction, a `relocalizing`
+  /// result with the last pose held, for as long as no keyframe is recognised: as in ARKit, the
+  /// session stays `limited(.relocalizing)` until the camera is back in a mapped place or the app
+  /// resets tracking (the frames after the gap may show a place never mapped: tracking on from the
+  /// held pose would continue the map in a world shifted by the unknown motion across the gap).
   private func recoverAfterGap(gray: GrayImage, depth: FrameDepth?) -> OdometryResult? {
-    guard let gap = framesSinceGap else { return nil }
+    guard relocalizingAfterGap else { return nil }
     var clock = ContinuousClock.now
     let time = frameTime
     let predicted = gapPrediction?.prediction(at: time)
@@ -452,12 +453,10 @@ final class RGBDOdometry: Odometry {
     } else if let predicted, predicted.translationSigma != nil {
       resumed = (predicted.oFromOptical, .relocalizing, .prediction, 0)
     } else {
-      framesSinceGap = gap + 1 > options.relocalization.maxRelocalizingFrames ? nil : gap + 1
-      if framesSinceGap == nil { gapPrediction = nil }
       previousPose = pose
       return result(quality: .relocalizing, source: .prediction, inliers: 0)
     }
-    framesSinceGap = nil
+    relocalizingAfterGap = false
     gapPrediction = nil
     lastMeasuredStep = nil
     pose = resumed.pose

@@ -106,9 +106,6 @@ extension TrackerOptions {
     public var shortlistedKeyframes = 6
     /// Best-scored keyframes tried by PnP RANSAC, most matches first. Default 12.
     public var searchedKeyframes = 12
-    /// Frames after the camera was off (a pause or a gap) spent relocalising against the keyframes
-    /// before the place is taken as new and tracking resumes from the last pose. Default 30.
-    public var maxRelocalizingFrames = 30
     /// Largest Hamming distance of a descriptor match. Default 60.
     public var maxDescriptorDistance = 60
     /// Fewest matches, and fewest PnP inliers, for a relocalised pose. Default 20.
