@@ -157,10 +157,14 @@ package final class CameraTracker {
   /// pose is measured normally again.
   package func cameraWasOff() {
     relocalizing = true
-    odometry.cameraWasOff(
-      gravity: leveller.estimator.estimate.map {
-        GapPrediction.Gravity(inO: $0.gravity, bias: $0.bias, uncertaintyDegrees: $0.uncertaintyDegrees)
-      })
+    odometry.cameraWasOff(gravity: gravity)
+  }
+
+  /// The gravity estimate as the odometry's IMU predictions take it (nil: none yet).
+  private var gravity: GapPrediction.Gravity? {
+    leveller.estimator.estimate.map {
+      GapPrediction.Gravity(inO: $0.gravity, bias: $0.bias, uncertaintyDegrees: $0.uncertaintyDegrees)
+    }
   }
 
   /// Moves the session world by a rigid correction (`newWorldFromOld`, e.g. from a pose-graph
@@ -198,6 +202,7 @@ package final class CameraTracker {
         imageIntrinsics: info.intrinsics)
     }
     odometry.add(frame.imu)
+    odometry.gravityEstimated(gravity)
     let result = odometry.process(
       gray: gray, pyramid: frame.kltPyramid, depth: depth, timestamp: frame.timestamp)
     // Gravity is estimated from the measured position where the pose's was filtered with the
@@ -207,9 +212,10 @@ package final class CameraTracker {
     var level = leveller.update(
       frame, oFromOptical: measuredPose,
       // A loop closure's or a relocalisation's jump in the trajectory is no motion, nor a position
-      // held while the camera translates: the gravity estimator's chain breaks.
-      measured: ![.prediction, .relocalization, .gyroscope].contains(result.source)
-        && result.deformation == nil,
+      // held while the camera translates: the gravity estimator's chain breaks (not at a
+      // relocalisation that measured a wide motion: ``OdometryResult/continuesMotion``).
+      measured: ![.prediction, .gyroscope].contains(result.source)
+        && (result.source != .relocalization || result.continuesMotion) && result.deformation == nil,
       info: info, options: options)
     let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
     if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }

@@ -50,6 +50,13 @@ package struct OdometryResult: Sendable {
   /// accelerometer has driven with a gravity estimate agree with that estimate and would confirm it.
   /// Nil: ``oFromOptical``'s is the measurement.
   package var measuredPosition: SIMD3<Double>? = nil
+  /// Whether a relocalised pose (``PoseSource/relocalization``) continues the tracked motion: the
+  /// frame was located against the keyframes because the motion since the last measured frame was
+  /// too large to track frame to frame (``TrackerOptions/isJump(from:predicted:measured:)``), and the
+  /// IMU's prediction from that frame agrees with it; not after a loss, a gap or a stretch of drift,
+  /// whose relocalised pose jumps by what had drifted. The gravity estimator's chain goes on through
+  /// it (at 2 fps nearly every frame is one).
+  package var continuesMotion = false
 }
 
 /// A visual odometry front end: frames in, poses in the odometry frame O out.
@@ -67,6 +74,9 @@ protocol Odometry: AnyObject {
   /// ``cameraWasOff()`` with the session's gravity estimate (nil: none yet), for front ends that
   /// predict the motion across the gap with the IMU.
   func cameraWasOff(gravity: GapPrediction.Gravity?)
+  /// The session's gravity estimate (nil: none yet), before each frame, for front ends that check a
+  /// relocalised pose against the IMU's prediction.
+  func gravityEstimated(_ gravity: GapPrediction.Gravity?)
   /// The keyframe map in O (empty without one).
   var mapKeyframes: [Keyframe] { get }
   /// The last processed frame (whose `gray` and `depth` are given again) located against `keyframes`
@@ -86,6 +96,7 @@ extension Odometry {
   /// loss detection; those without an inertial model ignore the IMU.
   func cameraWasOff() {}
   func cameraWasOff(gravity: GapPrediction.Gravity?) { cameraWasOff() }
+  func gravityEstimated(_ gravity: GapPrediction.Gravity?) {}
   func add(_ samples: [IMUSample]) {}
   var mapKeyframes: [Keyframe] { [] }
   func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (

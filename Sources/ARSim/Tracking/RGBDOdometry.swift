@@ -48,6 +48,8 @@ final class RGBDOdometry: Odometry {
   private var lastMeasuredStep: GapPrediction.Step?
   /// The IMU samples recorded since the last frame.
   private var samples: [IMUSample] = []
+  /// The session's gravity estimate (``gravityEstimated(_:)``), for the IMU's predictions.
+  private var gravity: GapPrediction.Gravity?
   /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations);
   /// nil while the prior is off (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees`` 0).
   private var turns: KeyframeTurns?
@@ -147,11 +149,14 @@ final class RGBDOdometry: Odometry {
 
     // Motion too large for frame-to-frame tracking (the pose jumped from the prediction): the
     // keyframes decide when they recognise the place.
+    var continuesMotion = false
     if let found = measured, found.source != .relocalization,
       options.isJump(from: pose, predicted: predicted, measured: found.pose),
       let recovered = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
     {
       measured = recovered
+      continuesMotion =
+        framesWithoutMeasurement == 0 && trustedKeyframes == nil && continues(to: recovered.pose)
     }
 
     let quality: TrackingQuality
@@ -187,7 +192,7 @@ final class RGBDOdometry: Odometry {
     // After relocalisation the motion since the last pose is unknown: restart from rest.
     previousPose = source == .relocalization ? pose : lastPose
     lastMeasuredStep =
-      [.features, .depth].contains(source) && quality != .excessiveMotion
+      ([.features, .depth].contains(source) && quality != .excessiveMotion) || continuesMotion
       ? previousTimestamp.map { GapPrediction.Step(time: $0, oFromOptical: lastPose, samples: samples) } : nil
 
     let deformation =
@@ -213,6 +218,7 @@ final class RGBDOdometry: Odometry {
     lap(&timings.map, since: clock)
     var tracked = result(quality: quality, source: source, inliers: inliers)
     tracked.deformation = deformation
+    tracked.continuesMotion = continuesMotion
     return tracked
   }
 
@@ -414,6 +420,28 @@ final class RGBDOdometry: Odometry {
   /// ``cameraWasOff()`` with gravity known (nil: not estimated): the relocalised pose after the gap
   /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
   /// the gap.
+  func gravityEstimated(_ gravity: GapPrediction.Gravity?) { self.gravity = gravity }
+
+  /// Whether a pose relocalised after a wide motion (`oFromOptical`) continues the motion tracked to
+  /// the last frame, as the IMU's prediction from that frame over the interval (``GapPrediction``, with
+  /// this frame's samples) says: it agrees with the predicted rotation and, where the position is
+  /// predicted (gravity and the last velocity known), lies within
+  /// ``TrackerOptions/Relocalization/continuityTolerance`` of it. False without samples spanning the
+  /// interval.
+  private func continues(to oFromOptical: RigidTransform) -> Bool {
+    guard let previousTimestamp else { return false }
+    var inertial = GapPrediction(
+      time: previousTimestamp, oFromOptical: pose, previous: lastMeasuredStep, gravity: gravity,
+      options: options.relocalization)
+    inertial.add(samples)
+    guard let (predicted, sigma) = inertial.prediction(at: frameTime),
+      inertial.agrees(with: oFromOptical, at: frameTime)
+    else { return false }
+    return sigma == nil
+      || simd_length(predicted.translation - oFromOptical.translation)
+        <= options.relocalization.continuityTolerance
+  }
+
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
     turns?.reset()
     relocalizingAfterGap = true

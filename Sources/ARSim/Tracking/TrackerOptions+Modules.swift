@@ -165,6 +165,14 @@ extension TrackerOptions {
     public var gapAccelerationSigma = 0.05
     /// The gyroscope-integrated rotation's standard deviation per second of gap, degrees. Default 1.
     public var gapRotationSigmaDegrees = 1.0
+    /// A pose relocalised because the motion since the last frame was too large to track (not after
+    /// a loss, a gap or drift) continues the tracked motion, and so the gravity estimator's chain, when
+    /// it is within this distance of the IMU's prediction from the last frame, metres (where the
+    /// position is predicted; else the rotation must agree). The estimator's velocities need positions
+    /// good to millimetres: true relocalisations of the tabletop at 2 fps are 2-7 mm from the
+    /// prediction, the stress session's during fast motion 5-30 mm (its gravity 0.35 to 0.77 degrees
+    /// when they all continue it). Default 0.01.
+    public var continuityTolerance = 0.01
     /// Longest interval between IMU samples, seconds, over which the prediction holds the last one;
     /// beyond it (the samples stopped) nothing is predicted. Default 0.1.
     public var maxSampleGap = 0.1

@@ -233,15 +233,22 @@ struct WithoutIMUSource: FrameSource {
   }
 }
 
-/// Every `step`-th frame of a recording (a low frame rate: wide motion between frames).
+/// Every `step`-th frame of a recording (a low frame rate: wide motion between frames), the IMU's
+/// samples of the frames left out given with the next one kept (the IMU runs on between frames).
 struct EveryNthSource: FrameSource {
   var base: any FrameSource
   let step: Int
   var info: RecordingInfo { base.info }
 
   mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
-    while let frame = try base.nextFrame() {
-      if frame.index % step == 0 { return frame }
+    var samples: [IMUSample] = []
+    while var frame = try base.nextFrame() {
+      guard frame.index % step == 0 else {
+        samples += frame.imu
+        continue
+      }
+      frame.imu = samples + frame.imu
+      return frame
     }
     return nil
   }
@@ -266,6 +273,13 @@ struct EveryNthSource: FrameSource {
     #expect(lost <= 1, "\(records.map { "\($0.state)" })")
     let ate = try trackingError(collector.records, in: session)
     #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
-    #expect(session.anchors.contains { $0 is ARPlaneAnchor }, "planes found")
+    // Nearly every frame is relocalised (the motion too wide to track frame to frame); the IMU's
+    // prediction from the frame before tells which continue the motion, so that gravity is estimated
+    // through them: 0.48 degrees (1.76 with the world left on the first frame's accelerometer, and
+    // a third anchor, the floor 8 cm low on the full-size tabletop at 2 fps).
+    let gravity = try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
+    #expect(gravity < 1, "gravity error \(gravity) degrees")
+    let planes = session.anchors.compactMap { $0 as? ARPlaneAnchor }
+    #expect(planes.count == 2, "\(planes.map(\.classification)): the table and the floor")
   }
 }
