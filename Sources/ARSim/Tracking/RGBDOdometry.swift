@@ -50,6 +50,25 @@ final class RGBDOdometry: Odometry {
   private var samples: [IMUSample] = []
   /// The session's gravity estimate (``gravityEstimated(_:)``), for the IMU's predictions.
   private var gravity: GapPrediction.Gravity?
+  /// The last frame whose pose was measured, which the IMU predicts from.
+  private struct InertialAnchor {
+    var time: Double
+    var oFromOptical: RigidTransform
+    /// The step before it that its velocity comes from (nil: unknown).
+    var previous: GapPrediction.Step?
+    /// Whether that step was verified: a measured step (``lastMeasuredStep``), not a relocalised
+    /// pose that no prediction has checked yet.
+    var isVerified: Bool
+    /// The IMU samples since.
+    var samples: [IMUSample] = []
+  }
+  /// Nil before a measured frame, after a gap, and after ``TrackerOptions/RGBD/maxPredictedFrames``
+  /// frames without a measured pose.
+  private var anchor: InertialAnchor?
+  /// The IMU's prediction from ``anchor`` to this frame, with the session's gravity as it is now: where
+  /// a relocalised pose must be when tracking frame to frame fails (a wide motion, a loss), so that a
+  /// place one texture period away is not taken for it.
+  private var inertial: GapPrediction?
   /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations);
   /// nil while the prior is off (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees`` 0).
   private var turns: KeyframeTurns?
@@ -109,6 +128,13 @@ final class RGBDOdometry: Odometry {
       return lost
     }
     let predicted = prediction(timestamp: timestamp)
+    inertial = anchor.map { anchor in
+      var prediction = GapPrediction(
+        time: anchor.time, oFromOptical: anchor.oFromOptical, previous: anchor.previous, gravity: gravity,
+        options: options.relocalization)
+      prediction.add(anchor.samples)
+      return prediction
+    }
     var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
 
     if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
@@ -122,7 +148,8 @@ final class RGBDOdometry: Odometry {
       }
     }
     if measured == nil, framesWithoutMeasurement >= rgbd.maxPredictedFrames / 2 {
-      measured = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
+      measured = relocalize(
+        gray: gray, depth: depth, keyframes: keyframes.keyframes[...], accepts: agreesWithInertial)
     }
     // After a stretch without features (depth or prediction only) the pose has drifted: once
     // features are back, recover against the keyframes made before the stretch.
@@ -150,13 +177,38 @@ final class RGBDOdometry: Odometry {
     // Motion too large for frame-to-frame tracking (the pose jumped from the prediction): the
     // keyframes decide when they recognise the place.
     var continuesMotion = false
+    var verified = false
+    let wasMeasured = framesWithoutMeasurement == 0
     if let found = measured, found.source != .relocalization,
       options.isJump(from: pose, predicted: predicted, measured: found.pose),
-      let recovered = relocalize(gray: gray, depth: depth, keyframes: keyframes.keyframes[...])
+      let recovered = relocalize(
+        gray: gray, depth: depth, keyframes: keyframes.keyframes[...], accepts: agreesWithInertial)
     {
       measured = recovered
-      continuesMotion =
-        framesWithoutMeasurement == 0 && trustedKeyframes == nil && continues(to: recovered.pose)
+      if wasMeasured, trustedKeyframes == nil {
+        (verified, continuesMotion) = continuity(of: recovered.pose)
+      }
+    }
+    // Nothing measured, or a motion too wide to track that no place recognised where the IMU puts the
+    // camera explains: where the IMU's prediction from the last measured frame has the position, it is
+    // the pose, and the tracks restart from it with the frame's depth. The map goes on, shifted by the
+    // prediction's error (millimetres to centimetres over a frame or two), not from a pose that jumped
+    // or was held.
+    var bridge: RigidTransform?
+    if depth != nil, framesWithoutMeasurement < rgbd.maxPredictedFrames, anchor?.isVerified == true,
+      let (inertialPose, sigma) = inertial?.prediction(at: frameTime), sigma != nil
+    {
+      if let found = measured {
+        if found.source != .relocalization,
+          options.isJump(from: pose, predicted: predicted, measured: found.pose),
+          !agreesWithInertial(found.pose)
+        {
+          bridge = inertialPose
+        }
+      } else {
+        bridge = inertialPose
+      }
+      if bridge != nil { measured = nil }
     }
 
     let quality: TrackingQuality
@@ -180,20 +232,28 @@ final class RGBDOdometry: Odometry {
       }
     } else {
       framesWithoutMeasurement += 1
-      if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
+      if let bridge {
+        quality = isMovingFast(bridge) ? .excessiveMotion : .insufficientFeatures
+        pose = bridge
+      } else if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
         pose = predicted
         quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
       } else {
         quality = .relocalizing
+        // Lost for longer: the prediction is too wide to tell places apart (and its samples pile up).
+        anchor = nil
       }
       source = .prediction
       tracks.removeAll()
     }
     // After relocalisation the motion since the last pose is unknown: restart from rest.
     previousPose = source == .relocalization ? pose : lastPose
+    let step = previousTimestamp.map {
+      GapPrediction.Step(time: $0, oFromOptical: lastPose, samples: samples)
+    }
     lastMeasuredStep =
-      ([.features, .depth].contains(source) && quality != .excessiveMotion) || continuesMotion
-      ? previousTimestamp.map { GapPrediction.Step(time: $0, oFromOptical: lastPose, samples: samples) } : nil
+      ([.features, .depth].contains(source) && quality != .excessiveMotion) || verified || continuesMotion
+      ? step : nil
 
     let deformation =
       source == .features && quality == .normal ? closeLoop(gray: gray, depth: depth) : nil
@@ -202,7 +262,9 @@ final class RGBDOdometry: Odometry {
     // A pose not measured frame to frame (or one that jumped to a relocalised place) breaks the
     // gyroscope's chain of turns from the last keyframe.
     if ![.features, .depth].contains(source) { turns?.breakChain() }
-    if source != .prediction {
+    if bridge != nil {
+      replenish(gray: gray, depth: depth)
+    } else if source != .prediction {
       replenish(gray: gray, depth: depth)
       let made = map.keyframesMade
       if source == .features, quality != .excessiveMotion, let depth {
@@ -216,6 +278,16 @@ final class RGBDOdometry: Odometry {
       if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     }
     lap(&timings.map, since: clock)
+    if source != .prediction {
+      // The IMU predicts from this frame next, with the velocity from the last frame's pose (unless a
+      // loop closure moved this one): a measured step's, or, for a pose relocalised right after a
+      // measured frame, its own, which the next frame's relocalisation verifies.
+      let relocalizedStep = source == .relocalization && wasMeasured ? step : nil
+      anchor = InertialAnchor(
+        time: timestamp, oFromOptical: pose,
+        previous: deformation == nil ? lastMeasuredStep ?? relocalizedStep : nil,
+        isVerified: deformation == nil && lastMeasuredStep != nil)
+    }
     var tracked = result(quality: quality, source: source, inliers: inliers)
     tracked.deformation = deformation
     tracked.continuesMotion = continuesMotion
@@ -344,6 +416,7 @@ final class RGBDOdometry: Odometry {
   func add(_ samples: [IMUSample]) {
     turns?.add(samples)
     gapPrediction?.add(samples)
+    anchor?.samples += samples
     self.samples = samples
     rates = samples.compactMap { sample in sample.rotationRate.map { (sample.timestamp, $0) } }
   }
@@ -422,29 +495,32 @@ final class RGBDOdometry: Odometry {
   /// the gap.
   func gravityEstimated(_ gravity: GapPrediction.Gravity?) { self.gravity = gravity }
 
-  /// Whether a pose relocalised after a wide motion (`oFromOptical`) continues the motion tracked to
-  /// the last frame, as the IMU's prediction from that frame over the interval (``GapPrediction``, with
-  /// this frame's samples) says: it agrees with the predicted rotation and, where the position is
-  /// predicted (gravity and the last velocity known), lies within
-  /// ``TrackerOptions/Relocalization/continuityTolerance`` of it. False without samples spanning the
-  /// interval.
-  private func continues(to oFromOptical: RigidTransform) -> Bool {
-    guard let previousTimestamp else { return false }
-    var inertial = GapPrediction(
-      time: previousTimestamp, oFromOptical: pose, previous: lastMeasuredStep, gravity: gravity,
-      options: options.relocalization)
-    inertial.add(samples)
-    guard let (predicted, sigma) = inertial.prediction(at: frameTime),
+  /// Whether a relocalised pose (`oFromOptical`) agrees with the IMU's prediction from the last
+  /// measured frame (``inertial``; always without one).
+  private func agreesWithInertial(_ oFromOptical: RigidTransform) -> Bool {
+    inertial?.agrees(with: oFromOptical, at: frameTime) ?? true
+  }
+
+  /// How a pose relocalised after a wide motion (`oFromOptical`) relates to the motion tracked to the
+  /// last frame, as the IMU's prediction from that frame says (``inertial``, the last frame measured):
+  /// `verified` when the prediction has the position (gravity and the last velocity known) and the
+  /// pose agrees with it (the velocity to it is then one a later prediction can start from);
+  /// `continues` (the gravity estimator's chain goes on through it) when, besides, it lies within
+  /// ``TrackerOptions/Relocalization/continuityTolerance`` of the predicted position, or, before
+  /// gravity is estimated (no position predicted), when it agrees with the predicted rotation.
+  private func continuity(of oFromOptical: RigidTransform) -> (verified: Bool, continues: Bool) {
+    guard let inertial, let (predicted, sigma) = inertial.prediction(at: frameTime),
       inertial.agrees(with: oFromOptical, at: frameTime)
-    else { return false }
-    return sigma == nil
-      || simd_length(predicted.translation - oFromOptical.translation)
-        <= options.relocalization.continuityTolerance
+    else { return (false, false) }
+    guard sigma != nil else { return (false, gravity == nil) }
+    let off = simd_length(predicted.translation - oFromOptical.translation)
+    return (true, off <= options.relocalization.continuityTolerance)
   }
 
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
     turns?.reset()
     relocalizingAfterGap = true
+    anchor = nil
     tracks.removeAll()
     gapPrediction = previousTimestamp.map { time in
       GapPrediction(
