@@ -78,7 +78,7 @@ struct GapPrediction {
     var moment = SIMD3<Double>.zero
     var integrated = previous.time
     for sample in previous.samples where sample.timestamp > integrated && sample.timestamp <= time {
-      guard let force = sample.acceleration else { return nil }
+      guard let force = finite(sample.acceleration) else { return nil }
       let middle = (integrated + sample.timestamp) / 2
       let rotation = simd_slerp(
         previous.oFromOptical.rotation, oFromOptical.rotation, (middle - previous.time) / interval)
@@ -87,6 +87,12 @@ struct GapPrediction {
       integrated = sample.timestamp
     }
     return (oFromOptical.translation - previous.oFromOptical.translation) / interval + moment / interval
+  }
+
+  /// `vector` when every component is a finite number, else nil.
+  private static func finite(_ vector: SIMD3<Double>?) -> SIMD3<Double>? {
+    guard let vector, vector.x.isFinite, vector.y.isFinite, vector.z.isFinite else { return nil }
+    return vector
   }
 
   /// Integrates the samples recorded since the last call (those not after the integrated time are
@@ -99,8 +105,10 @@ struct GapPrediction {
         isContinuous = false
         return
       }
-      if sample.acceleration == nil { hasTranslation = false }
-      step(to: sample.timestamp, rate: rate, force: sample.acceleration)
+      // A force not recorded, or not a number (from a programmatic source), ends the translation.
+      let force = Self.finite(sample.acceleration)
+      if force == nil { hasTranslation = false }
+      step(to: sample.timestamp, rate: rate, force: force)
     }
   }
 

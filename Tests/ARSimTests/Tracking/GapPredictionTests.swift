@@ -69,6 +69,23 @@ import Testing
     #expect(prediction.agrees(with: shifted, at: 1.4))
   }
 
+  /// A force that is not a number (a programmatic source's samples) ends the translation's
+  /// prediction instead of making the predicted pose NaN (which, after a wide motion, would be the pose).
+  @Test func predictsOnlyTheOrientationAfterANonFiniteForce() throws {
+    var samples = Self.samples(from: 0.1, to: 1.4)
+    samples[100].acceleration = SIMD3(.nan, 0, 0)
+    var prediction = GapPrediction(
+      time: 0.1, oFromOptical: Self.pose(at: 0.1),
+      previous: GapPrediction.Step(
+        time: 1.0 / 30, oFromOptical: Self.pose(at: 1.0 / 30), samples: Self.samples(from: 1.0 / 30, to: 0.1)),
+      gravity: Self.gravity, options: .init())
+    prediction.add(samples)
+    let (predicted, sigma) = try #require(prediction.prediction(at: 1.4))
+    #expect(sigma == nil)
+    #expect((Self.pose(at: 1.4).inverse * predicted).angle < 0.1 * .pi / 180)
+    #expect(predicted.translation.x.isFinite && predicted.translation.y.isFinite)
+  }
+
   /// Without gravity (no accelerometer, or no estimate yet) only the orientation is predicted.
   @Test func predictsOnlyTheOrientationWithoutGravity() throws {
     var prediction = GapPrediction(
