@@ -81,7 +81,7 @@ package final class CameraTracker {
   package var upInO: SIMD3<Double>? { leveller.upInO }
   /// The session's gravity estimate so far (nil without an accelerometer or before the first
   /// segment of samples closes).
-  package var gravityEstimate: GravityEstimator.Estimate? { leveller.estimator.estimate }
+  package var gravityEstimate: GravityEstimator.Estimate? { leveller.estimate }
   private let odometry: any Odometry
   private var leveller = WorldLeveller()
   private let provisionalWorldFromO: RigidTransform
@@ -162,7 +162,7 @@ package final class CameraTracker {
 
   /// The gravity estimate as the odometry's IMU predictions take it (nil: none yet).
   private var gravity: GapPrediction.Gravity? {
-    leveller.estimator.estimate.map {
+    gravityEstimate.map {
       GapPrediction.Gravity(inO: $0.gravity, bias: $0.bias, uncertaintyDegrees: $0.uncertaintyDegrees)
     }
   }

@@ -65,10 +65,8 @@ final class RGBDOdometry: Odometry {
   /// Nil before a measured frame, after a gap, and after ``TrackerOptions/RGBD/maxPredictedFrames``
   /// frames without a measured pose.
   private var anchor: InertialAnchor?
-  /// The IMU's prediction from ``anchor`` to this frame, with the session's gravity as it is now: where
-  /// a relocalised pose must be when tracking frame to frame fails (a wide motion, a loss), so that a
-  /// place one texture period away is not taken for it.
-  private var inertial: GapPrediction?
+  /// ``inertial``'s last result and the frame it was made for.
+  private var inertialCache: (frame: Int, prediction: GapPrediction?)?
   /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations);
   /// nil while the prior is off (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees`` 0).
   private var turns: KeyframeTurns?
@@ -128,13 +126,6 @@ final class RGBDOdometry: Odometry {
       return lost
     }
     let predicted = prediction(timestamp: timestamp)
-    inertial = anchor.map { anchor in
-      var prediction = GapPrediction(
-        time: anchor.time, oFromOptical: anchor.oFromOptical, previous: anchor.previous, gravity: gravity,
-        options: options.relocalization)
-      prediction.add(anchor.samples)
-      return prediction
-    }
     var measured: (pose: RigidTransform, source: PoseSource, inliers: Int)?
 
     if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
@@ -194,21 +185,16 @@ final class RGBDOdometry: Odometry {
     // the pose, and the tracks restart from it with the frame's depth. The map goes on, shifted by the
     // prediction's error (millimetres to centimetres over a frame or two), not from a pose that jumped
     // or was held.
+    let jumped = measured.map {
+      $0.source != .relocalization && options.isJump(from: pose, predicted: predicted, measured: $0.pose)
+    }
     var bridge: RigidTransform?
     if depth != nil, framesWithoutMeasurement < rgbd.maxPredictedFrames, anchor?.isVerified == true,
-      let (inertialPose, sigma) = inertial?.prediction(at: frameTime), sigma != nil
+      jumped ?? true, let (inertialPose, sigma) = inertial()?.prediction(at: frameTime), sigma != nil,
+      measured.map({ !agreesWithInertial($0.pose) }) ?? true
     {
-      if let found = measured {
-        if found.source != .relocalization,
-          options.isJump(from: pose, predicted: predicted, measured: found.pose),
-          !agreesWithInertial(found.pose)
-        {
-          bridge = inertialPose
-        }
-      } else {
-        bridge = inertialPose
-      }
-      if bridge != nil { measured = nil }
+      bridge = inertialPose
+      measured = nil
     }
 
     let quality: TrackingQuality
@@ -216,14 +202,11 @@ final class RGBDOdometry: Odometry {
     var inliers = 0
     let lastPose = pose
     if let measured {
-      let jumped =
-        measured.source != .relocalization
-        && options.isJump(from: pose, predicted: predicted, measured: measured.pose)
       pose = measured.pose
       source = measured.source
       inliers = measured.inliers
       framesWithoutMeasurement = 0
-      if jumped {
+      if jumped == true {
         quality = .excessiveMotion
       } else if source == .features || source == .relocalization {
         quality = inliers >= options.normalInliers ? .normal : .insufficientFeatures
@@ -262,10 +245,8 @@ final class RGBDOdometry: Odometry {
     // A pose not measured frame to frame (or one that jumped to a relocalised place) breaks the
     // gyroscope's chain of turns from the last keyframe.
     if ![.features, .depth].contains(source) { turns?.breakChain() }
-    if bridge != nil {
-      replenish(gray: gray, depth: depth)
-    } else if source != .prediction {
-      replenish(gray: gray, depth: depth)
+    if source != .prediction || bridge != nil { replenish(gray: gray, depth: depth) }
+    if source != .prediction {
       let made = map.keyframesMade
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
@@ -490,33 +471,48 @@ final class RGBDOdometry: Odometry {
   /// frames relocalise against the keyframes instead.
   func cameraWasOff() { cameraWasOff(gravity: nil) }
 
-  /// ``cameraWasOff()`` with gravity known (nil: not estimated): the relocalised pose after the gap
-  /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
-  /// the gap.
   func gravityEstimated(_ gravity: GapPrediction.Gravity?) { self.gravity = gravity }
 
-  /// Whether a relocalised pose (`oFromOptical`) agrees with the IMU's prediction from the last
-  /// measured frame (``inertial``; always without one).
-  private func agreesWithInertial(_ oFromOptical: RigidTransform) -> Bool {
-    inertial?.agrees(with: oFromOptical, at: frameTime) ?? true
+  /// The IMU's prediction from ``anchor`` to this frame, with the session's gravity as it is now: where
+  /// a relocalised pose must be when tracking frame to frame fails (a wide motion, a loss), so that a
+  /// place one texture period away is not taken for it. Made on first use in a frame (frames tracked
+  /// frame to frame never need it).
+  private func inertial() -> GapPrediction? {
+    if let cache = inertialCache, cache.frame == frameIndex { return cache.prediction }
+    let prediction = anchor.map { anchor in
+      var prediction = GapPrediction(
+        time: anchor.time, oFromOptical: anchor.oFromOptical, previous: anchor.previous, gravity: gravity,
+        options: options.relocalization)
+      prediction.add(anchor.samples)
+      return prediction
+    }
+    inertialCache = (frameIndex, prediction)
+    return prediction
   }
 
-  /// How a pose relocalised after a wide motion (`oFromOptical`) relates to the motion tracked to the
-  /// last frame, as the IMU's prediction from that frame says (``inertial``, the last frame measured):
-  /// `verified` when the prediction has the position (gravity and the last velocity known) and the
-  /// pose agrees with it (the velocity to it is then one a later prediction can start from);
-  /// `continues` (the gravity estimator's chain goes on through it) when, besides, it lies within
-  /// ``TrackerOptions/Relocalization/continuityTolerance`` of the predicted position, or, before
-  /// gravity is estimated (no position predicted), when it agrees with the predicted rotation.
+  /// Whether a relocalised pose (`oFromOptical`) agrees with the IMU's prediction from the last
+  /// measured frame (``inertial()``; always without one).
+  private func agreesWithInertial(_ oFromOptical: RigidTransform) -> Bool {
+    inertial()?.agrees(with: oFromOptical, at: frameTime) ?? true
+  }
+
+  /// How a pose relocalised after a wide motion (`oFromOptical`, which agrees with the IMU's
+  /// prediction from the last frame, ``inertial()``: the relocalisation accepted no other) relates to
+  /// the motion tracked to that frame: `verified` when the prediction has the position (gravity and
+  /// the last velocity known; the velocity to the pose is then one a later prediction can start
+  /// from); `continues` (the gravity estimator's chain goes on through it) when, besides, it lies
+  /// within ``TrackerOptions/Relocalization/continuityTolerance`` of the predicted position, or, before
+  /// gravity is estimated (no position predicted), on the agreeing rotation alone.
   private func continuity(of oFromOptical: RigidTransform) -> (verified: Bool, continues: Bool) {
-    guard let inertial, let (predicted, sigma) = inertial.prediction(at: frameTime),
-      inertial.agrees(with: oFromOptical, at: frameTime)
-    else { return (false, false) }
+    guard let (predicted, sigma) = inertial()?.prediction(at: frameTime) else { return (false, false) }
     guard sigma != nil else { return (false, gravity == nil) }
     let off = simd_length(predicted.translation - oFromOptical.translation)
     return (true, off <= options.relocalization.continuityTolerance)
   }
 
+  /// ``cameraWasOff()`` with gravity known (nil: not estimated): the relocalised pose after the gap
+  /// must then agree with the IMU's prediction across it (``GapPrediction``), where its samples span
+  /// the gap.
   func cameraWasOff(gravity: GapPrediction.Gravity?) {
     turns?.reset()
     relocalizingAfterGap = true

@@ -20,6 +20,9 @@ struct WorldLeveller {
   }
 
   private(set) var estimator = GravityEstimator()
+  /// The estimator's estimate after the last frame (``update(_:oFromOptical:measured:info:options:)``
+  /// solves it once; it changes only there).
+  private(set) var estimate: GravityEstimator.Estimate?
   /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
   /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
   private static let monocularScalePriorSigma = 10.0
@@ -61,8 +64,9 @@ struct WorldLeveller {
     } else {
       estimator.breakChain()
     }
+    estimate = estimator.estimate
     var correction: RigidTransform?
-    if let estimate = estimator.estimate {
+    if let estimate {
       let length = simd_length(estimate.gravity)
       if length > 7, length < 12.5 {
         let up = -estimate.gravity / length
@@ -85,7 +89,7 @@ struct WorldLeveller {
       // The accelerometer does not read like gravity (wrong units or a broken sensor).
       fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
     }
-    let known = (estimator.estimate?.uncertaintyDegrees ?? .infinity) <= options.gravitySettledDegrees
+    let known = (estimate?.uncertaintyDegrees ?? .infinity) <= options.gravitySettledDegrees
     if elapsed >= options.gravityWindow && (known || elapsed >= 10 * options.gravityWindow) {
       isSettled = true
     }
