@@ -5,8 +5,10 @@ import Foundation
 import Testing
 
 @Suite struct GenerateCommandTests {
-  func sceneFile() throws -> String {
-    let folder = try SynthFixtures.temporaryFolder("cli-scene")
+  /// The tiny scene written for the calling test, in a folder of its own: the suite's tests run in
+  /// parallel, and a shared folder was emptied by one while another generated from it.
+  func sceneFile(for test: String = #function) throws -> String {
+    let folder = try SynthFixtures.temporaryFolder("cli-scene-" + test.filter { $0.isLetter })
     let path = folder + "/tiny.json"
     try JSONEncoder().encode(SynthFixtures.scene()).write(to: URL(fileURLWithPath: path))
     return path
