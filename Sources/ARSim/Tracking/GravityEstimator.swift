@@ -35,7 +35,9 @@ package struct GravityEstimator: Sendable {
     package var covariance: [Double] = []
   }
 
-  /// Seconds per segment (one equation). Default 0.25.
+  /// Seconds per segment (one equation). A segment closes once the velocity fit reaches past its
+  /// end, so the estimate stands about a segment and that look-ahead behind the latest frame (gravity
+  /// is carried to it by the gyroscope's measured drift, ``estimate``). Default 0.25.
   package var segmentSeconds = 0.25
   /// Half-width of the window of tracked positions fitted for a velocity, seconds. Default 0.1.
   package var velocityHalfWindow = 0.1
@@ -303,37 +305,48 @@ package struct GravityEstimator: Sendable {
   }
 
   /// The drift of gravity in O across a segment that the gyroscope measures (with the bias fitted so
-  /// far, this segment's turn added to the fit after): the tracked rotation from `start` to `end`
-  /// against the gyroscope's, as a rotation vector in O (radians), and the variance of each of its
-  /// components (the gyroscope's noise and the bias fit's); nil while the fit has fewer than two
-  /// segments (or without ``driftDegrees``).
+  /// far), and the segment's turn added to the fit after (``measuredDrift(between:)``).
   private mutating func measuredDrift(from start: Node, to end: Node) -> (
     vector: SIMD3<Double>, variance: Double
   )? {
-    guard driftDegrees != nil else { return nil }
+    guard driftDegrees != nil, end.time > start.time else { return nil }
+    let measured = measuredDrift(between: start, and: end)
     let span = end.time - start.time
-    guard span > 0 else { return nil }
     let tracked = start.rotation.inverse * end.rotation
-    let gyro = start.gyro.inverse * end.gyro
-    let e = RigidTransform.logRotation(gyro.inverse * tracked)
-    var measured: (vector: SIMD3<Double>, variance: Double)?
-    if gyroSegments >= 2 {
-      let bias = -gyroSum / gyroSpan
-      // The odometry's variance per second of each component of e about −b·span.
-      let residual = gyroSquares + 2 * simd_dot(bias, gyroSum) + simd_length_squared(bias) * gyroSpan
-      let perSecond = max(0, residual) / (3 * Double(gyroSegments - 1))
-      let corrected = gyro * RigidTransform.expRotation(-bias * span)
-      let vector = start.rotation.act(RigidTransform.logRotation(tracked * corrected.inverse))
-      let noise = gyroNoiseDegrees * .pi / 180
-      // The bias fit's error turns every segment the same way: over the estimate's memory
-      // (``gyroBiasHorizon``) it adds up, not as a random walk.
-      measured = (vector, noise * noise * span + perSecond / gyroSpan * span * gyroBiasHorizon)
-    }
+    let e = RigidTransform.logRotation((start.gyro.inverse * end.gyro).inverse * tracked)
     gyroSum += e
     gyroSquares += simd_length_squared(e) / span
     gyroSpan += span
     gyroSegments += 1
     return measured
+  }
+
+  /// The drift of gravity in O from `start` to `end` that the gyroscope measures with the bias fitted
+  /// so far: the tracked rotation against the gyroscope's, as a rotation vector in O (radians), and
+  /// the variance of each of its components (the gyroscope's noise and the bias fit's); nil while the
+  /// fit has fewer than two segments, or when a frame between them had no gyroscope rate.
+  private func measuredDrift(between start: Node, and end: Node) -> (
+    vector: SIMD3<Double>, variance: Double
+  )? {
+    let span = end.time - start.time
+    guard gyroSegments >= 2, span > 0, end.framesWithoutRate == start.framesWithoutRate else { return nil }
+    let bias = -gyroSum / gyroSpan
+    // The odometry's variance per second of each component of e about −b·span.
+    let residual = gyroSquares + 2 * simd_dot(bias, gyroSum) + simd_length_squared(bias) * gyroSpan
+    let perSecond = max(0, residual) / (3 * Double(gyroSegments - 1))
+    let corrected = start.gyro.inverse * end.gyro * RigidTransform.expRotation(-bias * span)
+    let tracked = start.rotation.inverse * end.rotation
+    let vector = start.rotation.act(RigidTransform.logRotation(tracked * corrected.inverse))
+    let noise = gyroNoiseDegrees * .pi / 180
+    // The bias fit's error turns every segment the same way: over the estimate's memory
+    // (``gyroBiasHorizon``) it adds up, not as a random walk.
+    return (vector, noise * noise * span + perSecond / gyroSpan * span * gyroBiasHorizon)
+  }
+
+  /// The weight of a measured drift against gravity's random walk over `span` seconds.
+  private func driftWeight(span: Double, variance: Double) -> Double {
+    let walk = (driftDegrees ?? 0) * .pi / 180 * (driftDegrees ?? 0) * .pi / 180 * span
+    return walk / (walk + variance)
   }
 
   /// The segments' variance, m²/s²: ``segmentSigma``², or with ``learnsNoise`` the session's own.
@@ -422,7 +435,7 @@ package struct GravityEstimator: Sendable {
       let walk = driftDegrees * .pi / 180 * driftDegrees * .pi / 180 * span
       var turn = SIMD3<Double>.zero
       if let measured {
-        let weight = walk / (walk + measured.variance)
+        let weight = driftWeight(span: span, variance: measured.variance)
         turn = weight * measured.vector / 2
         if let previous = previousDrift { turn += previous / 2 }
         previousDrift = weight * measured.vector
@@ -497,13 +510,22 @@ package struct GravityEstimator: Sendable {
     noiseCount += 1
   }
 
-  /// The current estimate, or nil before the first segment closes (or when degenerate).
+  /// The current estimate, or nil before the first segment closes (or when degenerate). Gravity is
+  /// carried from where the segments put it to the latest frame by the drift the gyroscope has
+  /// measured since (``driftSinceLastSegment``), weighed as each segment's drift is.
   package var estimate: Estimate? {
     guard equations > 0 else { return nil }
     let variance = self.variance
-    guard let (_, inverse, x) = solve(variance: variance) else { return nil }
+    guard let (_, solved, x) = solve(variance: variance) else { return nil }
     let n = Self.unknowns
-    let gravity = SIMD3(x[0], x[1], x[2])
+    var inverse = solved
+    var gravity = SIMD3(x[0], x[1], x[2])
+    if let turn = driftSinceLastSegment {
+      var turned = x
+      let rotation = simd_double3x3(RigidTransform.expRotation(turn))
+      Self.rotateGravity(by: rotation, covariance: &inverse, x: &turned)
+      gravity = SIMD3(turned[0], turned[1], turned[2])
+    }
     let length = simd_length(gravity)
     guard length > 0, length.isFinite else { return nil }
     let spread = learnsNoise ? variance : residualVariance(x) ?? variance
@@ -518,6 +540,17 @@ package struct GravityEstimator: Sendable {
       gravity: gravity, bias: SIMD3(x[3], x[4], x[5]), scale: x[6],
       uncertaintyDegrees: sigma * 180 / .pi, seconds: seconds,
       covariance: (0..<36).map { inverse[n * ($0 / 6) + $0 % 6] * spread })
+  }
+
+  /// Gravity's drift in O from the last closed segment's middle (where the estimate stands) to the
+  /// chain's last frame, as the gyroscope measures it and weighed as each segment's: the rest of the
+  /// last segment's, and the open segment's so far. Nil without a measured drift.
+  private var driftSinceLastSegment: SIMD3<Double>? {
+    guard let previousDrift, let start = chain.first, let end = chain.last, end.time > start.time,
+      let measured = measuredDrift(between: start, and: end)
+    else { return nil }
+    let weight = driftWeight(span: end.time - start.time, variance: measured.variance)
+    return previousDrift / 2 + weight * measured.vector
   }
 
   /// The residuals' variance per row at `x` from the normal equations (|y|² − 2xᵀr + xᵀNx, N

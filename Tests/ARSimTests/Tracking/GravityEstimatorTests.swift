@@ -103,10 +103,15 @@ import Testing
   func tremorBetweenSparseFrames() throws {
     // 0.3 mm at 4.7 Hz: 9 mm/s and 0.26 m/s² that a quadratic fit of the positions at 10 fps misses;
     // the samples see it. As the tracker sets it up: gravity may drift, the noise is learned.
+    // The same session without the tremor (the same noise) is the reference: the estimates agree to
+    // 0.001° (0.055° from the true gravity, the accelerometer's and positions' noise).
     let motion = Motion(tremor: 0.0003)
     let estimate = try #require(run(seconds: 8, motion: motion, frameRate: 10, configure: Self.tracker))
+    let steady = try #require(run(seconds: 8, motion: Motion(), frameRate: 10, configure: Self.tracker))
+    let tilt = degrees(estimate.gravity, steady.gravity)
+    #expect(tilt < 0.01, "the tremor tilts gravity by \(tilt)°")
     let error = degrees(estimate.gravity, motion.g)
-    #expect(error < 0.05, "gravity off by \(error)°")
+    #expect(error < 0.08, "gravity off by \(error)°")
   }
 
   @Test func improvesOverTheSession() throws {
@@ -118,10 +123,11 @@ import Testing
   }
 
   /// The tracker's set-up (``WorldLeveller``): gravity's direction may drift by 0.1°/√s, the segments'
-  /// noise is learned.
+  /// noise is learned, segments of 0.2 s.
   static func tracker(_ estimator: inout GravityEstimator) {
     estimator.driftDegrees = 0.1
     estimator.learnsNoise = true
+    estimator.segmentSeconds = 0.2
   }
 
   @Test(
