@@ -49,7 +49,8 @@ extension TrackerOptions {
     /// 0.0017 rad/s white noise at 100 Hz is 0.0097): the gyroscope's turn between two consecutive
     /// keyframes of the window, corrected by a bias fitted to their adjusted turns, is a prior on
     /// their relative rotation (``KeyframeTurns``), with this noise and the bias fit's. Default 0:
-    /// no prior. At 0.01 the 10 s phone-profile room seeds 1-8 (0.5 scale, 10 fps) give gravity
+    /// no prior. The figures below predate 0.2 s gravity segments with the level carried to the
+    /// frame (``WorldLeveller``). At 0.01 the 10 s phone-profile room seeds 1-8 (0.5 scale, 10 fps) give gravity
     /// errors 0.152 / 0.136 / 0.057 / 0.063 / 0.044 / 0.059 / 0.142 / 0.085° against 0.154 / 0.130 /
     /// 0.066 / 0.126 / 0.099 / 0.048 / 0.072 / 0.084° without, the bundled tabletop ATE 2.9 against
     /// 5.1 mm, but the door's gravity error 0.093 against 0.024°, the bundled room's ATE 5.5 against
