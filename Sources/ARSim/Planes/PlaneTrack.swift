@@ -437,7 +437,8 @@ struct PlaneTrack {
   /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
   /// from their free least-squares plane exceeds the larger of the two supports' own (`spreads`, this
   /// one's and `other`'s ``spread()``) by at most ``PlaneDetectionOptions/mergeRoughening``, and that
-  /// plane is within the alignment's tolerance.
+  /// plane is within the alignment's tolerance; two parallel vertical planes found in one detection a
+  /// step of several spreads apart never are (``PlaneDetectionOptions/distinctStepDegrees``).
   ///
   /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
   /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
@@ -446,9 +447,24 @@ struct PlaneTrack {
   /// union is as rough as their separation.
   func continues(_ other: PlaneTrack, spreads: (Double?, Double?), options: PlaneDetectionOptions) -> Bool {
     guard let (free, together) = (moments + other.moments).planeFit, let a = spreads.0, let b = spreads.1,
-      GravityAlignedPlane.isWithinTolerance(free, alignment: alignment, options: options)
+      GravityAlignedPlane.isWithinTolerance(free, alignment: alignment, options: options),
+      let mine = moments.mean, let theirs = other.moments.mean
     else { return false }
-    return together.squareRoot() <= max(a, b).squareRoot() + options.mergeRoughening
+    let rougher = max(a, b).squareRoot()
+    if alignment == .vertical, createdFrame == other.createdFrame,
+      plane.angle(to: other.plane) <= options.distinctStepDegrees * .pi / 180
+    {
+      // A step between parallel planes that their union takes up by turning about the vertical (the
+      // union of a wall's bands under a gravity error tilts instead).
+      let up = GravityAlignedPlane.up
+      let tilt = asin(min(1, abs(simd_dot(free.normal, up))))
+      let across = free.normal - simd_dot(free.normal, up) * up
+      let turn = acos(min(1, abs(simd_dot(simd_normalize(across), plane.normal))))
+      let step = min(
+        plane.signedDistance(to: theirs).magnitude, other.plane.signedDistance(to: mine).magnitude)
+      if turn > tilt && step > options.distinctStepMultiple * rougher { return false }
+    }
+    return together.squareRoot() <= rougher + options.mergeRoughening
   }
 
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.

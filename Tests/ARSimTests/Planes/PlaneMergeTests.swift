@@ -89,6 +89,32 @@ struct PlaneMergeTests {
     }
   }
 
+  @Test(
+    "A door 3 cm proud of its wall, found beside one side of the wall, is an anchor of its own, not one surface with it"
+  )
+  func doorFoundBesideOneSideOfItsWall() throws {
+    let wallZ = -2.0
+    let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
+    // At first only the wall right of the door is in view: a plane turned about the vertical lies
+    // close to both, and their union is hardly rougher than either.
+    let wall = Self.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6)
+    let door = Self.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    var scene = TestScene(rectangles: [floor, wall, door])
+    scene.spacing = 0.05
+    func verticals(_ options: PlaneDetectionOptions) -> [ARPlaneAnchor] {
+      let detector = PlaneDetector(options: options, seed: 13)
+      runFrames(detector, scene: scene, frames: 14, camera: Self.camera)
+      return detector.anchors.filter { $0.alignment == .vertical }
+    }
+    let found = verticals(PlaneDetectionOptions())
+    #expect(found.count == 2, "\(found.count) vertical anchors")
+    #expect(found.contains { $0.classification == .door })
+    // Without the step test, the union's flatness joins them into one anchor between the two.
+    var joining = PlaneDetectionOptions()
+    joining.distinctStepMultiple = .infinity
+    #expect(verticals(joining).count == 1)
+  }
+
   @Test("A door and a window set 7 cm into a wall are anchors of their own, classified door and window")
   func doorAndWindow() throws {
     let wallZ = -2.0
