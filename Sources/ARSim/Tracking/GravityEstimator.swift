@@ -343,9 +343,15 @@ package struct GravityEstimator: Sendable {
     return (vector, noise * noise * span + perSecond / gyroSpan * span * gyroBiasHorizon)
   }
 
+  /// The variance of gravity's direction random walk (``driftDegrees``) over `span` seconds, rad².
+  private func walk(over span: Double) -> Double {
+    let degrees = driftDegrees ?? 0
+    return degrees * .pi / 180 * degrees * .pi / 180 * span
+  }
+
   /// The weight of a measured drift against gravity's random walk over `span` seconds.
   private func driftWeight(span: Double, variance: Double) -> Double {
-    let walk = (driftDegrees ?? 0) * .pi / 180 * (driftDegrees ?? 0) * .pi / 180 * span
+    let walk = walk(over: span)
     return walk / (walk + variance)
   }
 
@@ -430,9 +436,9 @@ package struct GravityEstimator: Sendable {
     let n = Self.unknowns
     var covariance = inverse
     var x = x
-    if let driftDegrees {
+    if driftDegrees != nil {
       let g = simd_length(SIMD3(x[0], x[1], x[2]))
-      let walk = driftDegrees * .pi / 180 * driftDegrees * .pi / 180 * span
+      let walk = walk(over: span)
       var turn = SIMD3<Double>.zero
       if let measured {
         let weight = driftWeight(span: span, variance: measured.variance)
