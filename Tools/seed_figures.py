@@ -81,8 +81,10 @@ def main():
     counts = {}
     gravity = []
     recordings = report["recordings"]
+    failing = 0
     for recording in recordings:
         figures, missed = misses(recording)
+        failing += 1 if missed else 0
         if figures["gravity_deg"] is not None:
             gravity.append(figures["gravity_deg"])
         for name in missed:
@@ -93,7 +95,6 @@ def main():
             for key, value in figures.items()
         )
         print(f"{recording['recording']}: {shown}  misses: {', '.join(missed) or 'none'}")
-    failing = sum(1 for recording in recordings if misses(recording)[1])
     print(f"{failing} of {len(recordings)} recordings miss a must-hold")
     for key, count in sorted(counts.items()):
         print(f"  {key}: {count}")
