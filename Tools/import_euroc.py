@@ -110,7 +110,7 @@ def main():
         "format": "arsim-recording", "version": 1,
         "camera": {"fx": fx, "fy": fy, "cx": cx, "cy": cy, "width": width, "height": height},
         "depthScale": 0.001, "frameRate": 20,
-        "sensors": {"color": False, "depth": False, "accelerometer": True, "gyroscope": True},
+        "sensors": {"color": True, "depth": False, "accelerometer": True, "gyroscope": True},
         "frames": "frames.txt", "imu": "imu.txt",
         "groundTruth": {"trajectory": "groundtruth.txt", "gravity": [0, 0, -1]},
     }
