@@ -48,6 +48,10 @@ struct FrameDepth {
     var depth: Double
     /// Confidence of the nearest depth pixel (2, high, without a confidence map).
     var confidence: UInt8
+    /// The gradient of the inverse depth along the image's x and y, 1/m per image pixel, where a
+    /// plane was fitted (``fittedSample(atImagePixel:edgeBase:edgeSlope:radius:spanFactor:)``): the
+    /// surface's slant.
+    var inverseDepthSlope: SIMD2<Double>? = nil
   }
 
   /// The z-depth seen at an image pixel when it is on one surface: the nearest depth pixel and its
@@ -99,25 +103,27 @@ struct FrameDepth {
     let at = depthIntrinsics.project(imageIntrinsics.ray(SIMD2(Double(pixel.x), Double(pixel.y))))
     let centre = SIMD2(Int(at.x.rounded()), Int(at.y.rounded()))
     let offset = at - SIMD2(Double(centre.x), Double(centre.y))
+    // Depth pixels per image pixel: the slope per depth pixel in the image's.
+    let scale = SIMD2(depthIntrinsics.fx / imageIntrinsics.fx, depthIntrinsics.fy / imageIntrinsics.fy)
     if radius > 1,
-      let d = planeDepth(
+      let (d, slope) = planeDepth(
         around: centre, radius: radius, at: offset, edge: { spanFactor * (edgeBase + edgeSlope * $0) })
     {
-      return Sample(depth: d, confidence: near.confidence)
+      return Sample(depth: d, confidence: near.confidence, inverseDepthSlope: slope * scale)
     }
     // The 3x3 block is valid and within the edge test (``sample(atImagePixel:edgeBase:edgeSlope:)``).
     return planeDepth(around: centre, radius: 1, at: offset, edge: { edgeBase + edgeSlope * $0 }).map {
-      Sample(depth: $0, confidence: near.confidence)
+      Sample(depth: $0.depth, confidence: near.confidence, inverseDepthSlope: $0.slope * scale)
     }
   }
 
   /// The depth at `offset` (depth pixels) from depth pixel `centre` of the inverse-depth plane fitted to
-  /// the (2·`radius` + 1)² block around it, or nil when the block leaves the map, holds an invalid
-  /// pixel or spans `edge(d)` metres or more.
+  /// the (2·`radius` + 1)² block around it, and the plane's slope (1/m per depth pixel), or nil when
+  /// the block leaves the map, holds an invalid pixel or spans `edge(d)` metres or more.
   private func planeDepth(
     around centre: SIMD2<Int>, radius: Int, at offset: SIMD2<Double>, edge: (Double) -> Double
   )
-    -> Double?
+    -> (depth: Double, slope: SIMD2<Double>)?
   {
     let width = map.width
     guard centre.x >= radius, centre.y >= radius, centre.x < width - radius, centre.y < map.height - radius
@@ -147,6 +153,6 @@ struct FrameDepth {
     let inverse = sum / count + (sumX * offset.x + sumY * offset.y) / moment
     guard inverse > 0 else { return nil }
     let d = 1 / inverse
-    return Double(high - low) < edge(d) ? d : nil
+    return Double(high - low) < edge(d) ? (d, SIMD2(sumX, sumY) / moment) : nil
   }
 }

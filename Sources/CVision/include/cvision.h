@@ -254,6 +254,25 @@ int32_t cv_track_klt_using(cv_gray_image previous, cv_gray_image next, const flo
 /// 1 when CV_KLT_AUTOMATIC runs AVX2 code on this CPU, else 0.
 int32_t cv_klt_vectorised(void) CVISION_NOEXCEPT;
 
+/// Feature alignment (`cv_align_features`).
+typedef struct cv_align_params {
+  int32_t half_patch;      ///< the aligned patch is (2 half_patch)² pixels, 2...16
+  int32_t max_iterations;  ///< Gauss-Newton steps, 1...100
+  float epsilon;           ///< converged when a step moves the point less than this, pixels
+  float max_shift;         ///< a point that moves farther from its start fails, pixels
+  float min_eigenvalue;    ///< smallest eigenvalue of the template's gradient matrix per pixel
+} cv_align_params;
+
+/// Aligns `count` features to their reference patches (SVO's feature alignment): feature f's
+/// reference is the row-major float region `regions + f * region_size²` (intensities; negative:
+/// unknown), and `warps + 6 f` holds [a b c d ox oy]: the region pixel seen at image offset (dx, dy)
+/// from the feature is (ox + a dx + b dy, oy + c dx + d dy). Starting at `points[2f...]`, the patch
+/// is aligned in translation with a gain and an offset; `aligned[f]` is 1 and the point moved when
+/// it converged within `max_shift`, else 0 and the point left as it was.
+int32_t cv_align_features(cv_gray_image image, const float *regions, int32_t region_size, const float *warps,
+                          int32_t count, cv_align_params params, float *points, uint8_t *aligned,
+                          cv_status *status) CVISION_NOEXCEPT;
+
 /// Sets how many threads a KLT call on pyramids (`cv_track_klt_pyramids`) tracks its points on,
 /// process-wide: 1 (default) the calling thread alone, 2 the calling thread and a helper, each taking
 /// shares of the points in turn (the caller never waits for the helper: it tracks again itself a

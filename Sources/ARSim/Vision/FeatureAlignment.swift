@@ -1,0 +1,102 @@
+internal import CVision
+
+/// Feature alignment against reference patches (SVO's, Forster et al. 2014; `cv_align_features`): each
+/// feature's patch as it looked in a reference image, warped by an affine map, aligned to a new
+/// image in translation with a gain and an offset for the exposure.
+package enum FeatureAlignment {
+  package struct Params: Sendable, Equatable {
+    /// The aligned patch is (2 halfPatch)² pixels (default 4: 8x8, SVO's).
+    package var halfPatch = 4
+    /// Gauss-Newton steps at most (default 10).
+    package var maxIterations = 10
+    /// Converged when a step moves the point less than this, pixels (default 0.01).
+    package var epsilon: Float = 0.01
+    /// A point that moves farther than this from its start fails, pixels (default 2).
+    package var maxShift: Float = 2
+    /// Smallest eigenvalue of the template's gradient matrix per pixel, squared intensity levels per
+    /// pixel² (default 1): a flatter patch fixes no position.
+    package var minEigenvalue: Float = 1
+
+    package init() {}
+  }
+
+  /// A feature's reference: `regionSize`² intensities row by row (negative: unknown, outside the
+  /// reference image), and its affine map: the region pixel seen at image offset (dx, dy) from the
+  /// feature is `origin + regionFromImage · (dx, dy)` (columns of `regionFromImage`).
+  package struct Reference {
+    package var region: [Float]
+    package var origin: SIMD2<Float>
+    package var regionFromImage: (SIMD2<Float>, SIMD2<Float>)
+
+    package init(region: [Float], origin: SIMD2<Float>, regionFromImage: (SIMD2<Float>, SIMD2<Float>)) {
+      self.region = region
+      self.origin = origin
+      self.regionFromImage = regionFromImage
+    }
+  }
+
+  /// The `size`² region of `image` whose centre pixel is `pixel` rounded (intensities; -1 outside the
+  /// image), and where `pixel` lies in it.
+  package static func region(of image: GrayImage, around pixel: SIMD2<Float>, size: Int) -> (
+    region: [Float], origin: SIMD2<Float>
+  ) {
+    let half = size / 2
+    let cx = Int(pixel.x.rounded())
+    let cy = Int(pixel.y.rounded())
+    var region = [Float](repeating: -1, count: size * size)
+    for j in 0..<size {
+      let y = cy - half + j
+      guard y >= 0, y < image.height else { continue }
+      for i in 0..<size {
+        let x = cx - half + i
+        guard x >= 0, x < image.width else { continue }
+        region[j * size + i] = Float(image.pixels[y * image.width + x])
+      }
+    }
+    return (region, SIMD2(Float(half) + pixel.x - Float(cx), Float(half) + pixel.y - Float(cy)))
+  }
+
+  /// Aligns the features at `points` in `image` to their `references` (regions of `regionSize`²).
+  /// Returns each one's aligned position, or nil where it could not be aligned (left to the caller).
+  package static func align(
+    in image: GrayImage, references: [Reference], regionSize: Int, points: [SIMD2<Float>],
+    params: Params = Params()
+  ) throws(VisionError) -> [SIMD2<Float>?] {
+    guard references.count == points.count else {
+      throw .invalidArgument("references (\(references.count)) and points (\(points.count)) differ in count")
+    }
+    guard references.allSatisfy({ $0.region.count == regionSize * regionSize }) else {
+      throw .invalidArgument(
+        "every reference region must hold regionSize² (\(regionSize * regionSize)) values")
+    }
+    let count = try VisionError.int32(points.count, "points.count")
+    let size = try VisionError.int32(regionSize, "regionSize")
+    let width = try VisionError.int32(image.width, "image.width")
+    let height = try VisionError.int32(image.height, "image.height")
+    let cParams = cv_align_params(
+      half_patch: try VisionError.int32(params.halfPatch, "params.halfPatch"),
+      max_iterations: try VisionError.int32(params.maxIterations, "params.maxIterations"),
+      epsilon: params.epsilon, max_shift: params.maxShift, min_eigenvalue: params.minEigenvalue)
+    var regions = [Float]()
+    regions.reserveCapacity(references.count * regionSize * regionSize)
+    var warps = [Float]()
+    warps.reserveCapacity(6 * references.count)
+    for reference in references {
+      regions += reference.region
+      let (x, y) = reference.regionFromImage
+      warps += [x.x, y.x, x.y, y.y, reference.origin.x, reference.origin.y]
+    }
+    var moved = [Float]()
+    moved.reserveCapacity(2 * points.count)
+    for p in points { moved += [p.x, p.y] }
+    var aligned = [UInt8](repeating: 0, count: points.count)
+    var status = cv_status()
+    let code = image.pixels.withUnsafeBufferPointer { pixels in
+      cv_align_features(
+        cv_gray_image(pixels: pixels.baseAddress, width: width, height: height, stride: width), regions, size,
+        warps, count, cParams, &moved, &aligned, &status)
+    }
+    try VisionError.check(code, status)
+    return points.indices.map { aligned[$0] != 0 ? SIMD2(moved[2 * $0], moved[2 * $0 + 1]) : nil }
+  }
+}
