@@ -40,8 +40,14 @@ extension TrackerOptions {
     /// Keyframes refined in the RGB-D bundle window. Default 6.
     public var bundleWindow = 6
     /// Most older keyframes held fixed in the RGB-D bundle window (which see its landmarks; the first
-    /// keyframe alone while there are none). Default 2.
-    public var bundleFixedKeyframes = 2
+    /// keyframe alone while there are none): they tie the window to the map behind it. Default 8. With
+    /// tracks that drift (KLT alone) more of them did not help; with tracks aligned to their reference
+    /// patches (``TrackerOptions/alignsFeatures``) the older views are exact enough to hold the window.
+    /// RGB-D ATE with 2 -> 8: phone-profile room seeds 1-80 mean 1.41 -> 1.25 mm (seeds over 2 mm 4 ->
+    /// 2), Datasets/tabletop 4.11 -> 2.06 mm, room-phone 1.62 -> 1.32 mm, full-size tabletop 0.69 ->
+    /// 0.34 mm, but the full-size room 0.86 -> 1.44 mm (4: 1.12, unbounded as ORB-SLAM's local bundle
+    /// adjustment: 1.52).
+    public var bundleFixedKeyframes = 8
     /// Levenberg-Marquardt iterations per RGB-D window adjustment (warm: the window starts from the
     /// last adjustment). Default 3: on the bundled and full-size sessions ATE within 0.3 mm of 5.
     public var bundleIterations = 3
