@@ -36,14 +36,19 @@ package enum FeatureAlignment {
   }
 
   /// The `size`² region of `image` whose centre pixel is `pixel` rounded (intensities; -1 outside the
-  /// image), and where `pixel` lies in it.
+  /// image), and where `pixel` lies in it; all unknown for a pixel far off the image or not finite.
   package static func region(of image: GrayImage, around pixel: SIMD2<Float>, size: Int) -> (
     region: [Float], origin: SIMD2<Float>
   ) {
     let half = size / 2
+    var region = [Float](repeating: -1, count: size * size)
+    // A pixel far off the image (or not finite) reads nothing (and must not trap in Int(_:)).
+    let limit = Float(max(image.width, image.height) + size)
+    guard pixel.x.magnitude <= limit, pixel.y.magnitude <= limit else {
+      return (region, SIMD2(Float(half), Float(half)))
+    }
     let cx = Int(pixel.x.rounded())
     let cy = Int(pixel.y.rounded())
-    var region = [Float](repeating: -1, count: size * size)
     for j in 0..<size {
       let y = cy - half + j
       guard y >= 0, y < image.height else { continue }

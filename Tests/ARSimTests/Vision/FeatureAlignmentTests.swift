@@ -111,6 +111,14 @@ import Testing
     #expect(simd_length(SIMD2<Double>(last) - Self.to) < 0.05)
   }
 
+  /// A reference made at a pixel that is not finite, or far off the image, holds nothing (no trap).
+  @Test func aRegionOffTheImageIsUnknown() {
+    for pixel in [SIMD2<Float>(.nan, 3), SIMD2(.infinity, 0), SIMD2(1e30, -1e30), SIMD2(-200, 40)] {
+      let (region, _) = FeatureAlignment.region(of: Self.reference, around: pixel, size: 25)
+      #expect(region.count == 625 && region.allSatisfy { $0 == -1 }, "\(pixel)")
+    }
+  }
+
   @Test func rejectsBadArguments() {
     let reference = Self.input(Self.warps[0])
     #expect(throws: VisionError.self) {
