@@ -173,7 +173,7 @@ extern "C" int32_t cv_align_features(cv_gray_image image, const float *regions, 
       fail(CV_ERR_INVALID_ARGUMENT, "params.max_iterations must be in 1...100 (got %d)", params.max_iterations);
     }
     if (!(params.epsilon > 0) || !(params.max_shift > 0) || !(params.min_eigenvalue >= 0) ||
-        !std::isfinite(params.max_shift) || !std::isfinite(params.min_eigenvalue)) {
+        !std::isfinite(params.epsilon) || !std::isfinite(params.max_shift) || !std::isfinite(params.min_eigenvalue)) {
       fail(CV_ERR_INVALID_ARGUMENT, "params.epsilon and params.max_shift must be positive and finite, "
            "params.min_eigenvalue finite and non-negative");
     }

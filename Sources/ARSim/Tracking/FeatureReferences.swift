@@ -40,11 +40,10 @@ struct FeatureReferences {
     var normal = -intrinsics.ray(SIMD2(Double(pixel.x), Double(pixel.y)))
     if let slope {
       // On a plane n·X = ρ, 1/z = n·(x, y, 1)/ρ in normalised coordinates (x, y): n from 1/z's gradient.
-      let x = (Double(slope.point.x) - intrinsics.cx) / intrinsics.fx
-      let y = (Double(slope.point.y) - intrinsics.cy) / intrinsics.fy
+      let ray = intrinsics.ray(SIMD2(Double(slope.point.x), Double(slope.point.y)))
       let gx = slope.gradient.x * intrinsics.fx
       let gy = slope.gradient.y * intrinsics.fy
-      normal = SIMD3(gx, gy, 1 / slope.depth - x * gx - y * gy)
+      normal = SIMD3(gx, gy, 1 / slope.depth - ray.x * gx - ray.y * gy)
     }
     reference(
       id, pixel: pixel, gray: gray, oFromOptical: oFromOptical, normal: oFromOptical.rotation.act(normal))
@@ -78,8 +77,6 @@ struct FeatureReferences {
     }
     return (step(SIMD3(1 / intrinsics.fx, 0, 0)), step(SIMD3(0, 1 / intrinsics.fy, 0)))
   }
-
-  mutating func removeAll() { references.removeAll() }
 
   /// Aligns the tracks' pixels in `gray` (the frame at `opticalFromO`, predicted) to their references,
   /// and sets their ``FeatureFrontEnd/points`` to them; tracks not aligned are referenced anew at

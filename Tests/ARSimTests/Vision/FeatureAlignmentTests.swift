@@ -128,11 +128,16 @@ import Testing
       try FeatureAlignment.align(
         in: Self.reference, references: [reference], regionSize: 24, points: [SIMD2(40, 40)])
     }
-    var params = FeatureAlignment.Params()
-    params.halfPatch = 1
-    #expect(throws: VisionError.self) {
-      try FeatureAlignment.align(
-        in: Self.reference, references: [reference], regionSize: 25, points: [SIMD2(40, 40)], params: params)
+    var halfPatch = FeatureAlignment.Params()
+    halfPatch.halfPatch = 1
+    var epsilon = FeatureAlignment.Params()
+    epsilon.epsilon = .infinity
+    for params in [halfPatch, epsilon] {
+      #expect(throws: VisionError.self) {
+        try FeatureAlignment.align(
+          in: Self.reference, references: [reference], regionSize: 25, points: [SIMD2(40, 40)], params: params
+        )
+      }
     }
   }
 }
