@@ -37,7 +37,7 @@ public enum Polygon2D {
   /// given input. Non-finite points are ignored. Fewer than three distinct points, or all collinear, give
   /// the (at most two) extreme points.
   public static func convexHull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
-    var sorted = points.filter { $0.x.isFinite && $0.y.isFinite }
+    var sorted = withoutInterior(points.filter { $0.x.isFinite && $0.y.isFinite })
     sorted.sort { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }
     var unique: [SIMD2<Double>] = []
     unique.reserveCapacity(sorted.count)
@@ -59,6 +59,45 @@ public enum Polygon2D {
     }
     hull.removeLast()  // the first point again
     return hull
+  }
+
+  /// `points` without those well inside the octagon of their extreme points in eight directions
+  /// (Akl and Toussaint's heuristic), in their order: no such point is a vertex of the hull, so the hull
+  /// of what is left is the hull of all, and the sort sees a fraction of the points (of a plane's
+  /// support, thousands of points filling an area, a few hundred are left). A point within a
+  /// billionth of the octagon's size of an edge is kept, so that rounding cannot drop a vertex.
+  static func withoutInterior(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
+    guard points.count > 64 else { return points }
+    // Counter-clockwise: the extremes along x, x + y, y, −x + y, −x, −x − y, −y, x − y.
+    let directions: [SIMD2<Double>] = [
+      SIMD2(1, 0), SIMD2(1, 1), SIMD2(0, 1), SIMD2(-1, 1), SIMD2(-1, 0), SIMD2(-1, -1), SIMD2(0, -1),
+      SIMD2(1, -1),
+    ]
+    var extremes = [SIMD2<Double>](repeating: points[0], count: 8)
+    var best = directions.map { simd_dot($0, points[0]) }
+    for p in points {
+      for k in 0..<8 {
+        let value = simd_dot(directions[k], p)
+        if value > best[k] {
+          best[k] = value
+          extremes[k] = p
+        }
+      }
+    }
+    var octagon: [SIMD2<Double>] = []
+    for p in extremes where octagon.last != p && octagon.first != p { octagon.append(p) }
+    guard octagon.count >= 3 else { return points }
+    let size = max(best[0] + best[4], best[2] + best[6])
+    let margin = 1e-9 * size * size
+    guard margin > 0, margin.isFinite else { return points }
+    return points.filter { p in
+      var previous = octagon[octagon.count - 1]
+      for vertex in octagon {
+        if cross(previous, vertex, p) <= margin { return true }
+        previous = vertex
+      }
+      return false
+    }
   }
 
   /// Whether `point` is inside `polygon` (any simple polygon, either orientation), by the even-odd

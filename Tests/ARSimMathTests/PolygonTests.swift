@@ -41,6 +41,59 @@ import Testing
     }
   }
 
+  /// The hull by gift wrapping (Jarvis's march) over every point, the reference for `convexHull`,
+  /// which first drops the points inside the octagon of the extremes: counter-clockwise from the point
+  /// with the smallest x (then y), each next vertex the one with every point on its left, the farthest
+  /// of those in line.
+  static func referenceHull(_ points: [SIMD2<Double>]) -> [SIMD2<Double>] {
+    guard let start = points.min(by: { $0.x < $1.x || ($0.x == $1.x && $0.y < $1.y) }) else { return [] }
+    func cross(_ o: SIMD2<Double>, _ a: SIMD2<Double>, _ b: SIMD2<Double>) -> Double {
+      (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
+    }
+    var hull = [start]
+    var current = start
+    while hull.count <= points.count {
+      var next = current
+      for p in points where p != current {
+        let turn = next == current ? -1 : cross(current, next, p)
+        if turn < 0 || (turn == 0 && simd_length_squared(p - current) > simd_length_squared(next - current)) {
+          next = p
+        }
+      }
+      if next == start || next == current { break }
+      hull.append(next)
+      current = next
+    }
+    return hull
+  }
+
+  @Test("The hull of thousands of points is the one gift wrapping finds over all of them")
+  func hullOfLargeSetsMatchesTheReference() {
+    var rng = SplitMix64(seed: 16)
+    var sets: [[SIMD2<Double>]] = []
+    for _ in 0..<10 {
+      // A plane's support: a rotated rectangle filled with points, far from the origin.
+      let angle = rng.uniform(0, .pi)
+      let (c, s) = (cos(angle), sin(angle))
+      sets.append(
+        (0..<3000).map { _ in
+          let (u, v) = (rng.uniform(-1.5, 1.5), rng.uniform(-0.4, 0.4))
+          return SIMD2(40 + c * u - s * v, -7 + s * u + c * v)
+        })
+      sets.append((0..<2000).map { _ in SIMD2(rng.gaussian(), rng.gaussian()) })
+      // On a circle: every point a vertex.
+      sets.append((0..<500).map { k in SIMD2(cos(Double(k) * 0.01256637), sin(Double(k) * 0.01256637)) })
+    }
+    // A grid: collinear points along every edge, and ties in x and y.
+    sets.append((0..<40).flatMap { i in (0..<30).map { j in SIMD2(Double(i) * 0.02, Double(j) * 0.02) } })
+    // All on one line, and two clusters of duplicates.
+    sets.append((0..<200).map { k in SIMD2(Double(k), 2 * Double(k) + 1) })
+    sets.append((0..<200).map { k in k % 2 == 0 ? SIMD2(1, 1) : SIMD2(3, -2) })
+    for points in sets {
+      #expect(Polygon2D.convexHull(points) == Self.referenceHull(points))
+    }
+  }
+
   @Test func areaOfKnownPolygons() {
     // An L shape (non-convex), counter-clockwise: 2×2 square minus a 1×1 corner.
     let l: [SIMD2<Double>] = [SIMD2(0, 0), SIMD2(2, 0), SIMD2(2, 1), SIMD2(1, 1), SIMD2(1, 2), SIMD2(0, 2)]
