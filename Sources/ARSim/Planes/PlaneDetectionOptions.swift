@@ -161,6 +161,18 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// other's plane) to be one wall however far apart their supports are (a door or furniture in front
   /// hides the wall between them), metres. Default 0.01.
   public var wallMergeDistance: Double = 0.01
+  /// How often a vertical anchor's support is segmented again, seconds of session time, to find a
+  /// second surface in it (see ``separateSurfaceMinimumArea``); 0 or less: never.
+  /// An anchor found in the first frames, from voxels observed twice, can hold a door and the wall it
+  /// stands 3 cm proud of: RANSAC's narrowest band fits a plane turned a degree between the two better
+  /// than either alone, and cells of two or three voxels are too sparse to show the step between them.
+  /// Seconds later the voxels are observed often enough to tell the two apart. Default 1.
+  public var surfaceCheckInterval: Double = 1
+  /// The least area of a second surface found in a vertical anchor's support, parallel to the main
+  /// one and farther than ``inlierDistance`` from it, for the anchor to be split: the anchor keeps the
+  /// main surface, and its other voxels are left for detection to find as anchors of their own,
+  /// square metres. Default 0.25.
+  public var separateSurfaceMinimumArea: Double = 0.25
   /// The most vertices of a boundary polygon; a larger convex hull is simplified (inwards).
   public var maximumBoundaryVertices: Int = 64
 
@@ -243,6 +255,8 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     wallMergeDistance = try value(.wallMergeDistance, wallMergeDistance)
     distinctStepDegrees = try value(.distinctStepDegrees, distinctStepDegrees)
     distinctStepMultiple = try value(.distinctStepMultiple, distinctStepMultiple)
+    surfaceCheckInterval = try value(.surfaceCheckInterval, surfaceCheckInterval)
+    separateSurfaceMinimumArea = try value(.separateSurfaceMinimumArea, separateSurfaceMinimumArea)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)
     floorMinimumDepthBelowCamera = try value(.floorMinimumDepthBelowCamera, floorMinimumDepthBelowCamera)
     floorMinimumArea = try value(.floorMinimumArea, floorMinimumArea)

@@ -34,7 +34,9 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 ///    ``PlaneDetectionOptions/detectionInterval`` seconds), sequential RANSAC with a gravity prior runs on
 ///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found (in a session with
 ///    depth, one that depth points support, not feature points alone) either joins an existing anchor of the same
-///    surface that it touches or becomes a new anchor.
+///    surface that it touches or becomes a new anchor. Before it, one vertical anchor's support is
+///    checked again (once per ``PlaneDetectionOptions/surfaceCheckInterval``): a second surface in it
+///    (a door taken in with its wall) or voxels nearer another anchor are given up.
 /// 4. *Merging*: two anchors that are one surface (see `PlaneTrack.match(_:options:)`: normals within the
 ///    merge angle, supports touching or hulls overlapping, and the planes coinciding or the points of
 ///    both lying on one plane; or two floors at one height) merge; the older absorbs the younger, which
@@ -55,8 +57,16 @@ package final class PlaneDetector {
   /// (relabelling the map at each merge walked every voxel).
   private var absorbers: [Int32] = []
   private var random: SplitMix64
+  /// The random numbers of `checkSupports` (its own, so that the checks leave detection's draws as
+  /// they were).
+  private var supportRandom: SplitMix64
   private var identifiers: AnchorIdentifierGenerator
   private let segmenter: PlaneSegmenter
+  /// The segmenter of vertical anchors' supports (vertical planes only; see `checkSupports`).
+  private let supportSegmenter: PlaneSegmenter
+  /// Per track, when its support was last checked (`checkSupports`) and last segmented, seconds; the
+  /// wait from that segmentation to the next, seconds; and the number of points it had then.
+  private var surfaceChecks: [(time: Double, segmented: Double, wait: Double, points: Int)] = []
   private let classifier: PlaneClassifier
   private var frame: Int32 = 0
   /// Each detector frame's timestamp, seconds (frame `f` at `f - 1`), for loop-closure deformations.
@@ -95,8 +105,12 @@ package final class PlaneDetector {
     self.sessionIdentifier = sessionIdentifier
     map = PlaneVoxelMap(voxelSize: sane.voxelSize)
     random = SplitMix64(seed: seed)
+    supportRandom = SplitMix64(seed: seed ^ 0x5EED_5EED_5EED_5EED)
     identifiers = AnchorIdentifierGenerator(seed: seed)
     segmenter = PlaneSegmenter(options: sane)
+    var vertical = sane
+    vertical.alignments = .vertical
+    supportSegmenter = PlaneSegmenter(options: vertical)
     classifier = PlaneClassifier(options: sane)
   }
 
@@ -137,7 +151,7 @@ package final class PlaneDetector {
       && !(input.timestamp - lastDetection < options.detectionInterval - 1e-6)
     {
       pendingNewPoints = 0
-      detect(camera: camera)
+      detect(camera: camera, timestamp: input.timestamp)
       // The interval starts with the first plane: until then RANSAC may run on every frame.
       if !tracks.isEmpty { lastDetection = input.timestamp }
     }
@@ -331,8 +345,10 @@ package final class PlaneDetector {
   }
 
   /// Step 3: sequential RANSAC on the unexplained voxels; regions grow anchors or become new ones.
-  private func detect(camera: SIMD3<Double>) {
+  private func detect(camera: SIMD3<Double>, timestamp: Double) {
     let minimumObservations = Int32(clamping: options.minimumObservations)
+    let cameraHeight = camera.y.isFinite ? camera.y : 0
+    checkSupports(timestamp: timestamp, cameraHeight: cameraHeight)
     let oldest = frame - Int32(clamping: max(options.detectionPointLifetime, 0))
     var slots: [Int32] = []
     var positions: [SIMD3<Double>] = []
@@ -345,7 +361,6 @@ package final class PlaneDetector {
     }
     guard slots.count >= options.minimumInliers else { return }
     statistics.ransacPoints = slots.count
-    let cameraHeight = camera.y.isFinite ? camera.y : 0
     // Segmentation reads the map through a copy that shares its storage (each access of the property
     // is checked for exclusivity), gone before the map changes (else that change would copy it).
     let found = { [map, options, segmenter, hasDepth] (random: inout SplitMix64) in
@@ -369,9 +384,161 @@ package final class PlaneDetector {
             identifier: identifiers.next(), candidate: candidate, plane: plane, cameraHeight: cameraHeight,
             viewpoint: nil, frame: frame, cellSize: options.regionCellSize))
         absorbers.append(-1)
+        surfaceChecks.append(
+          (timestamp, timestamp, options.surfaceCheckInterval, candidate.positions.count))
         for slot in candidate.slots { map.assign(slot: slot, track: Int32(t)) }
       }
     }
+  }
+
+  /// Step 3a: checks the support of a vertical anchor again, now that its voxels have settled (their
+  /// means move as observations accumulate), and rebuilds the anchor on what belongs to it, keeping its
+  /// identifier; the voxels it gives up are left unexplained, for this detection's RANSAC (or growth)
+  /// to give to their own surface. Each anchor is checked once per
+  /// ``PlaneDetectionOptions/surfaceCheckInterval``, one anchor per detection (the one checked
+  /// longest ago). Two things are looked for:
+  /// - *A second surface* (see ``PlaneDetectionOptions/separateSurfaceMinimumArea``): the anchor's
+  ///   voxels are segmented as unexplained ones are; a region parallel to the largest (within the merge
+  ///   angle), farther than the inlier distance from its plane, is a second surface when the voxels of
+  ///   each seen within the last interval cover that area. Seen together, the two are not the one
+  ///   surface seen before and after the tracker drifted (the real stray-demo2 session's walls come
+  ///   back 2-3 cm off). The anchor keeps the largest region and those coplanar with it (within the
+  ///   merge distance). The segmentation is most of a check's cost (about 0.2 ms per 1000 voxels on a
+  ///   2-core EPYC: 2 ms for a wall of 10 000, 8 ms for the full-size room's largest, 35 000); it is
+  ///   done again after a wait that doubles, up to 8 intervals, each time it finds nothing, and after
+  ///   one interval once the support has grown by half.
+  /// - *A neighbour's voxels*: those nearer another parallel anchor's plane than its own, where the two
+  ///   planes are farther apart than the narrowest band: growth's rule (`liesNearer`), applied to the
+  ///   voxels' present means. Wall voxels beside a door, near the door's plane while seen twice,
+  ///   joined it and widened its hull over the wall. They alone rebuild the anchor when its support's
+  ///   hull shrinks without them by more than 3% (fewer only churn the anchor).
+  /// Linear in the map in a detection in which an anchor is due, then in its support.
+  private func checkSupports(timestamp: Double, cameraHeight: Double) {
+    let interval = options.surfaceCheckInterval
+    guard interval > 0,
+      let t = tracks.indices.filter({ t in
+        tracks[t].alive && tracks[t].alignment == .vertical
+          && timestamp - surfaceChecks[t].time >= interval - 1e-6
+      }).min(by: { surfaceChecks[$0].time < surfaceChecks[$1].time })
+    else { return }
+    // The support is segmented again (the costly part) once the wait has passed, which each
+    // segmentation that finds no second surface doubles up to 8 intervals, or once it grew by half.
+    let last = surfaceChecks[t]
+    let segments =
+      timestamp - last.segmented >= last.wait - 1e-6
+      || tracks[t].moments.count >= last.points + last.points / 2
+    surfaceChecks[t].time = timestamp
+    if segments {
+      surfaceChecks[t] = (timestamp, timestamp, min(2 * last.wait, 8 * interval), tracks[t].moments.count)
+    }
+    let minimumObservations = Int32(clamping: options.minimumObservations)
+    var slots: [Int32] = []
+    var positions: [SIMD3<Double>] = []
+    for (i, voxel) in map.voxels.enumerated()
+    where voxel.track >= 0 && voxel.observations >= minimumObservations
+      && Self.owner(voxel.track, absorbers: absorbers) == t
+    {
+      slots.append(Int32(i))
+      positions.append(voxel.position)
+    }
+    // The first detector frame within the last interval.
+    var recent = frame
+    while recent > 1 && timestamp - frameTimes[Int(recent) - 2] < options.surfaceCheckInterval { recent -= 1 }
+    guard positions.count >= 2 * max(options.minimumInliers, 3) else { return }
+    var (kept, separate) = (
+      PlaneCandidate(
+        alignment: .vertical, plane: tracks[t].plane, slots: slots, positions: positions,
+        moments: PlaneMoments()),
+      false
+    )
+    if segments {
+      guard let found = mainSurface(of: slots, positions: positions, seenSince: recent) else { return }
+      (kept, separate) = found
+    }
+    var support = PlaneCandidate(
+      alignment: .vertical, plane: kept.plane, slots: [], positions: [], moments: PlaneMoments())
+    let neighbours = tracks.indices.filter { u in
+      u != t && tracks[u].alive && tracks[u].alignment == .vertical
+        && Self.areParallel(
+          tracks[u].plane, kept.plane, maximumAngle: options.mergeAngleDegrees * .pi / 180)
+    }
+    for (slot, p) in separate ? zip(kept.slots, kept.positions) : zip(slots, positions) {
+      let distance = kept.plane.signedDistance(to: p).magnitude
+      let onPlane = kept.plane.project(p)
+      if neighbours.contains(where: { u in
+        tracks[u].plane.signedDistance(to: p).magnitude < distance
+          && tracks[u].plane.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance
+      }) {
+        continue
+      }
+      support.slots.append(slot)
+      support.positions.append(p)
+      support.moments.add(p)
+    }
+    guard
+      separate
+        || (support.slots.count < slots.count
+          && Self.area(of: positions, on: kept.plane) > 1.03
+            * Self.area(of: support.positions, on: kept.plane)),
+      let plane = GravityAlignedPlane.fit(
+        support.moments, alignment: .vertical, reference: tracks[t].plane.normal)
+    else { return }
+    support.plane = plane
+    for slot in slots { map.assign(slot: slot, track: -1) }
+    for slot in support.slots { map.assign(slot: slot, track: Int32(t)) }
+    tracks[t] = tracks[t].rebuilt(
+      on: support, plane: plane, cameraHeight: cameraHeight, frame: frame, separated: separate)
+    surfaceChecks[t] = (timestamp, timestamp, interval, tracks[t].moments.count)
+  }
+
+  /// The main surface of a vertical anchor's voxels (`slots`, at `positions`), by segmentation: the
+  /// largest region and those coplanar with it, as one candidate, and whether a second surface lies
+  /// among the voxels (see `checkSupports`); voxels seen in detector frame `recent` or later count as
+  /// seen together. Nil when the segmentation finds no region.
+  private func mainSurface(
+    of slots: [Int32], positions: [SIMD3<Double>], seenSince recent: Int32
+  ) -> (PlaneCandidate, separate: Bool)? {
+    let regions = supportSegmenter.segment(
+      slots: slots, positions: positions, random: &supportRandom, crossesSurface: { _, _ in false })
+    guard let main = regions.indices.max(by: { regions[$0].slots.count < regions[$1].slots.count }) else {
+      return nil
+    }
+    let plane = regions[main].plane
+    let voxelArea = options.voxelSize * options.voxelSize
+    let recentArea = { [map] (region: PlaneCandidate) in
+      Double(region.slots.reduce(0) { $0 + (map[$1].lastSeen >= recent ? 1 : 0) }) * voxelArea
+    }
+    let mainRecentArea = recentArea(regions[main])
+    var kept = regions[main]
+    var separate = false
+    for (r, region) in regions.enumerated() where r != main {
+      guard Self.areParallel(plane, region.plane, maximumAngle: options.mergeAngleDegrees * .pi / 180),
+        let centroid = region.moments.mean
+      else { continue }
+      let step = plane.signedDistance(to: centroid).magnitude
+      if step <= options.mergeDistance {
+        kept.slots += region.slots
+        kept.positions += region.positions
+        kept.moments += region.moments
+      } else if step > options.inlierDistance
+        && min(mainRecentArea, recentArea(region)) >= options.separateSurfaceMinimumArea
+      {
+        separate = true
+      }
+    }
+    return (kept, separate)
+  }
+
+  /// Whether two planes are within `maximumAngle` (radians) of parallel, either way round.
+  private static func areParallel(_ a: Plane, _ b: Plane, maximumAngle: Double) -> Bool {
+    let angle = a.angle(to: b)
+    return min(angle, .pi - angle) <= maximumAngle
+  }
+
+  /// The area of the convex hull of `points` projected on a vertical `plane`, square metres.
+  private static func area(of points: [SIMD3<Double>], on plane: Plane) -> Double {
+    let (e1, e2) = GravityAlignedPlane.axes(normal: plane.normal, alignment: .vertical)
+    return Polygon2D.area(Polygon2D.convexHull(points.map { SIMD2(simd_dot(e1, $0), simd_dot(e2, $0)) }))
   }
 
   /// The oldest live anchor that `candidate` (with its oriented plane) continues: same alignment,

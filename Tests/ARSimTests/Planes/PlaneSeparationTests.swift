@@ -28,20 +28,25 @@ struct PlaneSeparationTests {
   }
 
   /// Runs `frames` frames of the scene past a camera walking along x 1.2 m in front of the wall's
-  /// left part towards its right (so that the door is first seen beside the wall, never alone).
-  static func run(step: Double, frames: Int = 20, seed: UInt64) -> PlaneDetector {
+  /// left part towards its right (so that the door is first seen beside the wall, never alone), with
+  /// `options`, the depth noise of frame `k` scaled by `noiseScale(k)` and the points `spacing` apart.
+  static func run(
+    step: Double, frames: Int = 20, seed: UInt64, options: PlaneDetectionOptions = PlaneDetectionOptions(),
+    noiseScale: (Int) -> Double = { _ in 1 }, spacing: Double = 0.04
+  ) -> PlaneDetector {
     let (rectangles, _) = scene(step: step)
-    let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: seed)
+    let detector = PlaneDetector(options: options, seed: seed)
     var random = SplitMix64(seed: seed)
     for k in 0..<frames {
       let camera = SIMD3(-1.2 + 1.6 * Double(k) / Double(frames), 1.5, 0.3)
       var points: [SIMD3<Float>] = []
       for rectangle in rectangles {
-        for p in rectangle.points(spacing: 0.04, jitter: 0.01, noise: 0, random: &random) {
+        for p in rectangle.points(spacing: spacing, jitter: 0.01, noise: 0, random: &random) {
           let exact = SIMD3<Double>(p)
           let ray = exact - camera
           let range = simd_length(ray)
-          let noisy = exact + ray / range * (noisePerSquareMetre * range * range * random.gaussian())
+          let noisy =
+            exact + ray / range * (noiseScale(k) * noisePerSquareMetre * range * range * random.gaussian())
           points.append(SIMD3<Float>(noisy))
         }
       }
@@ -58,5 +63,30 @@ struct PlaneSeparationTests {
     let detector = Self.run(step: 0.004, seed: 22)
     let verticals = detector.anchors.filter { $0.alignment == .vertical }
     #expect(verticals.count == 1, "\(verticals.map { WorldPlaneFacts($0).center })")
+  }
+
+  @Test(
+    "A door 3 cm proud of its wall, taken into the wall's anchor from the first noisy voxels, becomes an anchor of its own once they settle"
+  )
+  func doorTakenIntoItsWallIsSeparated() throws {
+    // At half the phone's noise the first frames' voxels put the door within the wall's noise: the
+    // wall's anchor holds both (without the support checks it does to the end). The door has settled
+    // 3 s later; the wall's anchor gives it up and it is found, and classified, on its own.
+    let (_, door) = Self.scene(step: 0.03)
+    var unchecked = PlaneDetectionOptions()
+    unchecked.surfaceCheckInterval = 0
+    for seed: UInt64 in [1, 2] {
+      let checked = Self.run(step: 0.03, frames: 30, seed: seed, noiseScale: { _ in 0.5 })
+      let verticals = checked.anchors.filter { $0.alignment == .vertical }
+      #expect(verticals.count == 2, "seed \(seed): \(verticals.count) vertical anchors")
+      let doors = verticals.filter { $0.classification == .door }
+      #expect(doors.count == 1, "seed \(seed)")
+      if let found = doors.first {
+        #expect(WorldPlaneFacts(found).intersectionOverUnion(with: door) > 0.7, "seed \(seed)")
+        #expect(abs(WorldPlaneFacts(found).center.z - door.center.z) < 0.005, "seed \(seed)")
+      }
+      let merged = Self.run(step: 0.03, frames: 30, seed: seed, options: unchecked, noiseScale: { _ in 0.5 })
+      #expect(merged.anchors.filter { $0.alignment == .vertical }.count == 1, "seed \(seed)")
+    }
   }
 }
