@@ -152,9 +152,10 @@ bool align_one(const cv_gray_image &image, const float *region, int32_t region_s
 
 }  // namespace
 
-extern "C" int32_t cv_align_features(cv_gray_image image, const float *regions, int32_t region_size,
-                                     const float *warps, int32_t count, cv_align_params params, float *points,
-                                     uint8_t *aligned, cv_status *status) noexcept {
+extern "C" int32_t cv_align_features(cv_gray_image image, const float *regions, int32_t region_count,
+                                     int32_t region_size, const int32_t *slots, const float *warps, int32_t count,
+                                     cv_align_params params, float *points, uint8_t *aligned,
+                                     cv_status *status) noexcept {
   return cvision::guarded(status, "cv_align_features", [&](cv_status *) -> int32_t {
     (void)cvision::wrap_gray(image, "image");
     cvision::require_count(count, 0, "count");
@@ -163,8 +164,15 @@ extern "C" int32_t cv_align_features(cv_gray_image image, const float *regions, 
     cvision::require_pointer(warps, "warps");
     cvision::require_pointer(points, "points");
     cvision::require_pointer(aligned, "aligned");
+    cvision::require_pointer(slots, "slots");
+    cvision::require_count(region_count, 0, "region_count");
     if (region_size < 4 || region_size > 256) {
       fail(CV_ERR_INVALID_ARGUMENT, "region_size must be in 4...256 (got %d)", region_size);
+    }
+    for (int32_t f = 0; f < count; ++f) {
+      if (slots[f] < 0 || slots[f] >= region_count) {
+        fail(CV_ERR_INVALID_ARGUMENT, "slots[%d] = %d is not a region (0...%d)", f, slots[f], region_count - 1);
+      }
     }
     if (params.half_patch < 2 || params.half_patch > 16) {
       fail(CV_ERR_INVALID_ARGUMENT, "params.half_patch must be in 2...16 (got %d)", params.half_patch);
@@ -182,7 +190,7 @@ extern "C" int32_t cv_align_features(cv_gray_image image, const float *regions, 
       float px = points[2 * f], py = points[2 * f + 1];
       bool finite = std::isfinite(px) && std::isfinite(py);
       for (int32_t k = 0; k < 6; ++k) finite = finite && std::isfinite(warp[k]);
-      const float *region = regions + static_cast<size_t>(f) * region_size * region_size;
+      const float *region = regions + static_cast<size_t>(slots[f]) * region_size * region_size;
       aligned[f] = finite && align_one(image, region, region_size, warp, params, px, py) ? 1 : 0;
       if (aligned[f] != 0) {
         points[2 * f] = px;

@@ -10,10 +10,11 @@
 /// that cannot be aligned (near the image's border, its patch foreshortened past its region, occluded,
 /// or moved far from KLT's pixel) keeps KLT's pixel and is referenced anew there, on the same plane.
 struct FeatureReferences {
-  /// A track's reference: the image region around it, the reference camera (O from its optical
-  /// frame) and the pixel it saw the track at, and the surface's normal in O.
+  /// A track's reference: the image region around it (its slot in ``regions``, and where the track
+  /// lies in it), the reference camera (O from its optical frame) and the pixel it saw the track at,
+  /// and the surface's normal in O.
   private struct Reference {
-    var region: [Float]
+    var slot: Int32
     var origin: SIMD2<Float>
     var oFromOptical: RigidTransform
     var pixel: SIMD2<Float>
@@ -27,8 +28,12 @@ struct FeatureReferences {
   /// (1.4 times turned by 45°).
   let regionSize = 25
   private var references: [UInt64: Reference] = [:]
+  private var regions: FeatureAlignment.RegionStore
 
-  init(intrinsics: CameraIntrinsics) { self.intrinsics = intrinsics }
+  init(intrinsics: CameraIntrinsics) {
+    self.intrinsics = intrinsics
+    regions = FeatureAlignment.RegionStore(regionSize: regionSize)
+  }
 
   /// References track `id` at `pixel` of `gray`, the frame at `oFromOptical`. Its surface's normal
   /// comes from the inverse depth's gradient `slope` (1/m per pixel) at the image point `point`, seen
@@ -52,10 +57,9 @@ struct FeatureReferences {
   private mutating func reference(
     _ id: UInt64, pixel: SIMD2<Float>, gray: GrayImage, oFromOptical: RigidTransform, normal: SIMD3<Double>
   ) {
-    let (region, origin) = FeatureAlignment.region(of: gray, around: pixel, size: regionSize)
+    let (slot, origin) = regions.store(gray, around: pixel, in: references[id]?.slot)
     references[id] = Reference(
-      region: region, origin: origin, oFromOptical: oFromOptical, pixel: pixel, normal: simd_normalize(normal)
-    )
+      slot: slot, origin: origin, oFromOptical: oFromOptical, pixel: pixel, normal: simd_normalize(normal))
   }
 
   /// The surface's displacement in O for one reference pixel along x and y, on the plane through
@@ -86,9 +90,13 @@ struct FeatureReferences {
     landmarks: [UInt64: SIMD3<Double>]
   ) {
     let alive = Set(tracks.ids)
-    references = references.filter { alive.contains($0.key) }
+    for (id, reference) in references where !alive.contains(id) {
+      regions.free(reference.slot)
+      references[id] = nil
+    }
     var indices: [Int] = []
-    var inputs: [FeatureAlignment.Reference] = []
+    var slots: [Int32] = []
+    var warps: [FeatureAlignment.Warp] = []
     let s = Double(params.halfPatch)
     for (i, id) in tracks.ids.enumerated() {
       guard let reference = references[id], let p = landmarks[id] else { continue }
@@ -105,12 +113,12 @@ struct FeatureReferences {
       let column0 = SIMD2(Float(b.y / det), Float(-a.y / det))
       let column1 = SIMD2(Float(-b.x / det), Float(a.x / det))
       indices.append(i)
-      inputs.append(
-        .init(region: reference.region, origin: reference.origin, regionFromImage: (column0, column1)))
+      slots.append(reference.slot)
+      warps.append(.init(origin: reference.origin, regionFromImage: (column0, column1)))
     }
     let found =
       (try? FeatureAlignment.align(
-        in: gray, references: inputs, regionSize: regionSize, points: indices.map { tracks.pixels[$0] },
+        in: gray, store: regions, slots: slots, warps: warps, points: indices.map { tracks.pixels[$0] },
         params: params)) ?? Array(repeating: nil, count: indices.count)
     var aligned = [Bool](repeating: false, count: tracks.count)
     for (k, i) in indices.enumerated() {

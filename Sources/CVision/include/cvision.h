@@ -263,15 +263,16 @@ typedef struct cv_align_params {
   float min_eigenvalue;    ///< smallest eigenvalue of the template's gradient matrix per pixel
 } cv_align_params;
 
-/// Aligns `count` features to their reference patches (SVO's feature alignment): feature f's
-/// reference is the row-major float region `regions + f * region_size²` (intensities; negative:
-/// unknown), and `warps + 6 f` holds [a b c d ox oy]: the region pixel seen at image offset (dx, dy)
+/// Aligns `count` features to their reference patches (SVO's feature alignment): `regions` holds
+/// `region_count` row-major float regions of `region_size²` (intensities; negative: unknown), feature
+/// f's reference is region `slots[f]` (0...region_count - 1; features may share one), and
+/// `warps + 6 f` holds [a b c d ox oy]: the region pixel seen at image offset (dx, dy)
 /// from the feature is (ox + a dx + b dy, oy + c dx + d dy). Starting at `points[2f...]`, the patch
 /// is aligned in translation with a gain and an offset; `aligned[f]` is 1 and the point moved when
 /// it converged within `max_shift`, else 0 and the point left as it was.
-int32_t cv_align_features(cv_gray_image image, const float *regions, int32_t region_size, const float *warps,
-                          int32_t count, cv_align_params params, float *points, uint8_t *aligned,
-                          cv_status *status) CVISION_NOEXCEPT;
+int32_t cv_align_features(cv_gray_image image, const float *regions, int32_t region_count, int32_t region_size,
+                          const int32_t *slots, const float *warps, int32_t count, cv_align_params params,
+                          float *points, uint8_t *aligned, cv_status *status) CVISION_NOEXCEPT;
 
 /// Sets how many threads a KLT call on pyramids (`cv_track_klt_pyramids`) tracks its points on,
 /// process-wide: 1 (default) the calling thread alone, 2 the calling thread and a helper, each taking

@@ -101,7 +101,7 @@ import Testing
     let unknown = FeatureAlignment.Reference(
       region: [Float](repeating: -1, count: 625), origin: SIMD2(12, 12), regionFromImage: identity)
     let tooSmall = FeatureAlignment.Reference(
-      region: good.region, origin: good.origin, regionFromImage: (SIMD2(3, 0), SIMD2(0, 3)))
+      region: good.region, origin: good.warp.origin, regionFromImage: (SIMD2(3, 0), SIMD2(0, 3)))
     let target = SIMD2<Float>(Self.to)
     let found = try FeatureAlignment.align(
       in: image, references: [flat, unknown, good, tooSmall, good, good], regionSize: 25,
@@ -116,6 +116,37 @@ import Testing
     for pixel in [SIMD2<Float>(.nan, 3), SIMD2(.infinity, 0), SIMD2(1e30, -1e30), SIMD2(-200, 40)] {
       let (region, _) = FeatureAlignment.region(of: Self.reference, around: pixel, size: 25)
       #expect(region.count == 625 && region.allSatisfy { $0 == -1 }, "\(pixel)")
+    }
+  }
+
+  /// A store's regions are the regions `region(of:around:size:)` reads, in slots of their own that
+  /// are used again once freed; aligned from the store, a feature lands where it lands from its
+  /// region, bit for bit.
+  @Test func storedRegionsAlignAsTheirRegions() throws {
+    var store = FeatureAlignment.RegionStore(regionSize: 25)
+    let pixels: [SIMD2<Float>] = [SIMD2(Self.from), SIMD2(20.4, 31.6), SIMD2(-3, 5), SIMD2(60.5, 22.2)]
+    let slots = pixels.map { store.store(Self.reference, around: $0).slot }
+    #expect(slots == [0, 1, 2, 3])
+    for (pixel, slot) in zip(pixels, slots) {
+      let (region, _) = FeatureAlignment.region(of: Self.reference, around: pixel, size: 25)
+      #expect(Array(store.values[Int(slot) * 625..<(Int(slot) + 1) * 625]) == region)
+    }
+    store.free(1)
+    #expect(store.store(Self.reference, around: SIMD2(Self.from), in: nil).slot == 1)
+    #expect(store.slotCount == 4)
+
+    let inverse = Self.warps[1]
+    let image = Self.render(from: Self.from, to: Self.to, inverse: inverse, gain: 0.9, offset: 6)
+    let start = [SIMD2<Float>(Self.to) + SIMD2(0.7, -0.4)]
+    let reference = Self.input(inverse)
+    let fromRegion = try FeatureAlignment.align(
+      in: image, references: [reference], regionSize: 25, points: start)
+    let fromStore = try FeatureAlignment.align(
+      in: image, store: store, slots: [1], warps: [reference.warp], points: start)
+    #expect(fromRegion[0] != nil && fromStore[0] == fromRegion[0])
+    // A slot that is not in the store is refused.
+    #expect(throws: VisionError.self) {
+      try FeatureAlignment.align(in: image, store: store, slots: [4], warps: [reference.warp], points: start)
     }
   }
 
