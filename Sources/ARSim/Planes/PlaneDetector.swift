@@ -486,8 +486,7 @@ package final class PlaneDetector {
     support.plane = plane
     for slot in slots { map.assign(slot: slot, track: -1) }
     for slot in support.slots { map.assign(slot: slot, track: Int32(t)) }
-    tracks[t] = tracks[t].rebuilt(
-      on: support, plane: plane, cameraHeight: cameraHeight, frame: frame, separated: separate)
+    tracks[t] = tracks[t].rebuilt(on: support, plane: plane, cameraHeight: cameraHeight, frame: frame)
     surfaceChecks[t] = (timestamp, timestamp, interval, tracks[t].moments.count)
   }
 

@@ -17,8 +17,7 @@ import Foundation
 struct PlaneTrack {
   let identifier: UUID
   let alignment: ARPlaneAnchor.Alignment
-  /// The detector frame in which the plane was found, or rebuilt without a second surface its support
-  /// held (see `PlaneDetector`'s support checks).
+  /// The detector frame in which the plane was found.
   let createdFrame: Int32
   /// The detector frame in which it was last reported changed (a loop closure moves it by the
   /// correction of that frame's time).
@@ -105,16 +104,12 @@ struct PlaneTrack {
   }
 
   /// The track rebuilt on `candidate` alone, as a new track is made of it (support, plane, anchor
-  /// frame), but with its identity: identifier, classification and last report. `frame` is the
-  /// detector frame of the change; when `separated` (a second surface was taken out of its support,
-  /// to be found in this frame's detection), it is also the frame the plane counts as found in, so
-  /// that the two count as found together (see ``continues(_:spreads:options:)``).
-  func rebuilt(
-    on candidate: PlaneCandidate, plane: Plane, cameraHeight: Double, frame: Int32, separated: Bool
-  ) -> PlaneTrack {
+  /// frame), but with its identity: identifier, creation frame, classification and last report.
+  /// `frame` is the detector frame of the change.
+  func rebuilt(on candidate: PlaneCandidate, plane: Plane, cameraHeight: Double, frame: Int32) -> PlaneTrack {
     var track = PlaneTrack(
       identifier: identifier, candidate: candidate, plane: plane, cameraHeight: cameraHeight,
-      viewpoint: nil, frame: separated ? frame : createdFrame, cellSize: cellSize)
+      viewpoint: nil, frame: createdFrame, cellSize: cellSize)
     track.updatedFrame = frame
     track.classification = classification
     track.reported = reported
