@@ -318,14 +318,22 @@ package final class PlaneDetector {
     let plane = planes.planes[t]
     let onPlane = plane.project(point)
     for u in planes.live where u != t && planes.alignments[u] == planes.alignments[t] {
-      let other = planes.planes[u]
-      let d = other.signedDistance(to: point).magnitude
-      guard d < distance, other.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance else {
-        continue
-      }
+      guard Self.isNearer(point, onPlane: onPlane, distance: distance, to: planes.planes[u], options: options)
+      else { continue }
       if planes.areParallel(u, t) { return true }
     }
     return false
+  }
+
+  /// Whether `point`, `distance` from its own plane (where it projects to `onPlane`), lies nearer to
+  /// `other`, which is farther than the narrowest inlier band from that plane there (``liesNearer``'s
+  /// test of one plane, for a parallel one).
+  fileprivate static func isNearer(
+    _ point: SIMD3<Double>, onPlane: SIMD3<Double>, distance: Double, to other: Plane,
+    options: PlaneDetectionOptions
+  ) -> Bool {
+    other.signedDistance(to: point).magnitude < distance
+      && other.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance
   }
 
   /// Whether `point` lies on a surface that crosses the plane through it with unit normal `normal`
@@ -441,9 +449,6 @@ package final class PlaneDetector {
       slots.append(Int32(i))
       positions.append(voxel.position)
     }
-    // The first detector frame within the last interval.
-    var recent = frame
-    while recent > 1 && timestamp - frameTimes[Int(recent) - 2] < options.surfaceCheckInterval { recent -= 1 }
     guard positions.count >= 2 * max(options.minimumInliers, 3) else { return }
     var (kept, separate) = (
       PlaneCandidate(
@@ -452,6 +457,9 @@ package final class PlaneDetector {
       false
     )
     if segments {
+      // The first detector frame within the last interval.
+      var recent = frame
+      while recent > 1 && timestamp - frameTimes[Int(recent) - 2] < interval { recent -= 1 }
       guard let found = mainSurface(of: slots, positions: positions, seenSince: recent) else { return }
       (kept, separate) = found
     }
@@ -465,9 +473,8 @@ package final class PlaneDetector {
     for (slot, p) in separate ? zip(kept.slots, kept.positions) : zip(slots, positions) {
       let distance = kept.plane.signedDistance(to: p).magnitude
       let onPlane = kept.plane.project(p)
-      if neighbours.contains(where: { u in
-        tracks[u].plane.signedDistance(to: p).magnitude < distance
-          && tracks[u].plane.signedDistance(to: onPlane).magnitude > options.minimumInlierDistance
+      if neighbours.contains(where: {
+        Self.isNearer(p, onPlane: onPlane, distance: distance, to: tracks[$0].plane, options: options)
       }) {
         continue
       }
@@ -529,7 +536,7 @@ package final class PlaneDetector {
   }
 
   /// Whether two planes are within `maximumAngle` (radians) of parallel, either way round.
-  private static func areParallel(_ a: Plane, _ b: Plane, maximumAngle: Double) -> Bool {
+  fileprivate static func areParallel(_ a: Plane, _ b: Plane, maximumAngle: Double) -> Bool {
     let angle = a.angle(to: b)
     return min(angle, .pi - angle) <= maximumAngle
   }
@@ -640,8 +647,7 @@ private struct GrowthPlanes {
   mutating func areParallel(_ u: Int, _ t: Int) -> Bool {
     let k = u * planes.count + t
     if parallel[k] == 0 {
-      let angle = planes[u].angle(to: planes[t])
-      parallel[k] = min(angle, .pi - angle) <= maximumAngle ? 1 : 2
+      parallel[k] = PlaneDetector.areParallel(planes[u], planes[t], maximumAngle: maximumAngle) ? 1 : 2
     }
     return parallel[k] == 1
   }

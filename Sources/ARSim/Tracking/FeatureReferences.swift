@@ -90,9 +90,9 @@ struct FeatureReferences {
     landmarks: [UInt64: SIMD3<Double>]
   ) {
     let alive = Set(tracks.ids)
-    for (id, reference) in references where !alive.contains(id) {
-      regions.free(reference.slot)
-      references[id] = nil
+    // Collected first: removing while iterating the dictionary copied it.
+    for id in references.keys.filter({ !alive.contains($0) }).sorted() {
+      if let lost = references.removeValue(forKey: id) { regions.free(lost.slot) }
     }
     var indices: [Int] = []
     var slots: [Int32] = []
