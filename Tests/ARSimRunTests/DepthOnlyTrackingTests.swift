@@ -35,7 +35,9 @@ import Testing
   /// 8.9 cm before the position filter) and gravity. Issue 12's 2 cm is not asserted: it is beyond a
   /// tracker that follows this depth (`Tools/stray_depth_reference.py`: the depth's own translation
   /// with ARKit's exact rotation is 6.3-9.1 cm from ARKit's, 3% longer on the straight walks and
-  /// 12-20 cm off over the fast turn, where the accelerometer agrees with ARKit to 2.3 cm).
+  /// 12-20 cm off over the fast turn, where the accelerometer agrees with ARKit to 2.3 cm). The
+  /// world's levelling moves it too, by its re-levels: 7.4 cm with the level's velocities fitted over
+  /// 0.1 s on each side, 8.0 cm over 0.2 s (as now), 8.6 cm over 0.13 s.
   @Test func realPhoneDepthOnlyAgainstARKit() throws {
     guard Datasets.sharedExists("stray-demo2") else {
       print("skipped: ../shared/datasets/stray-demo2 is absent")
@@ -43,7 +45,7 @@ import Testing
     }
     let tracking = try Self.tracking(Datasets.shared + "/stray-demo2")
     let ate = try #require(tracking.ate)
-    #expect(ate.rmse < 0.077, "ATE \(ate.rmse) m")
+    #expect(ate.rmse < 0.082, "ATE \(ate.rmse) m")
     #expect(try #require(tracking.gravityError).median < 0.5)
     #expect(try #require(tracking.trackedFraction) > 0.95)
   }

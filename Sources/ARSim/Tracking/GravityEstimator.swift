@@ -39,7 +39,10 @@ package struct GravityEstimator: Sendable {
   /// end, so the estimate stands about a segment and that look-ahead behind the latest frame (gravity
   /// is carried to it by the gyroscope's measured drift, ``estimate``). Default 0.25.
   package var segmentSeconds = 0.25
-  /// Half-width of the window of tracked positions fitted for a velocity, seconds. Default 0.1.
+  /// Half-width of the window of tracked positions fitted for a velocity, seconds: the fit takes as
+  /// many frames on each side as the frame interval (the median of the last ``intervalCount``) goes
+  /// into it, at least two. Counted in frames, the window does not change with the frames'
+  /// timestamp jitter. Default 0.1.
   package var velocityHalfWindow = 0.1
   /// Prior standard deviation of each bias component, m/s² (phones: a few hundredths). Default 0.1.
   package var biasPriorSigma = 0.1
@@ -195,6 +198,11 @@ package struct GravityEstimator: Sendable {
   private var previousDrift: SIMD3<Double>?
   /// The velocity fits (positions, samples' motion) at the open segment's start, when known.
   private var startVelocity: (positions: SIMD3<Double>, samples: SIMD3<Double>)?
+  /// The last frame's time, and the intervals between the last frames (at most ``intervalCount``),
+  /// whose median is the frame interval that counts the velocity fit's frames (``windowFrames``).
+  private var lastTime: Double?
+  private var intervals: [Double] = []
+  private static let intervalCount = 15
 
   /// An estimator with no evidence.
   package init() {}
@@ -206,6 +214,11 @@ package struct GravityEstimator: Sendable {
   /// previous frame (those with timestamps in (previous time, `time`], as readers deliver them); the
   /// chain's first frame only starts it (its samples are dropped). Frames without a measured pose should go to ``breakChain()`` instead.
   package mutating func add(time: Double, oFromOptical: RigidTransform, samples: [IMUSample]) {
+    if let lastTime, time > lastTime {
+      if intervals.count == Self.intervalCount { intervals.removeFirst() }
+      intervals.append(time - lastTime)
+    }
+    lastTime = max(lastTime ?? time, time)
     guard var node = chain.last else {
       chain = [Node(time: time, position: oFromOptical.translation, rotation: oFromOptical.rotation)]
       return
@@ -235,26 +248,21 @@ package struct GravityEstimator: Sendable {
     previousDrift = nil
   }
 
-  /// The velocity in O at `chain[index]` from a quadratic fit of the positions within
-  /// ``velocityHalfWindow`` (at least two frames on each side where the chain has them, four in all),
-  /// and the same fit to the motion the rotated samples describe about that frame (their double
-  /// integral, less its value and slope there); nil when the chain does not yet reach that far past
-  /// it. The camera's velocity is the first times the scale less the second: the positions less the
-  /// samples' motion are the slow part, `p₀ + v₀τ + ½(g − R b)τ²`, which a quadratic fits however
-  /// fast the hand shakes (the samples see the shake, sparse frames do not).
+  /// The velocity in O at `chain[index]` from a quadratic fit of the positions of ``windowFrames``
+  /// frames on each side (where the chain has them: at its start, as many after as make the window's
+  /// length, at least four frames in all), and the same fit to the motion the rotated samples describe
+  /// about that frame (their double integral, less its value and slope there); nil when the chain does
+  /// not yet reach that far past it. The camera's velocity is the first times the scale less the
+  /// second: the positions less the samples' motion are the slow part, `p₀ + v₀τ + ½(g − R b)τ²`,
+  /// which a quadratic fits however fast the hand shakes (the samples see the shake, sparse frames do
+  /// not).
   private func velocity(at index: Int) -> (positions: SIMD3<Double>, samples: SIMD3<Double>)? {
+    let k = windowFrames
+    let first = max(0, index - k)
+    let last = max(index + k, first + max(3, k))
+    guard last < chain.count else { return nil }
     let origin = chain[index]
     let t0 = origin.time
-    var first = index
-    while first > 0, chain[first - 1].time >= t0 - velocityHalfWindow || index - first < 2 { first -= 1 }
-    var last = index
-    while last + 1 < chain.count,
-      chain[last + 1].time <= t0 + velocityHalfWindow || last - index < 2 || last - first < 3
-    {
-      last += 1
-    }
-    guard let end = chain.last?.time, end >= t0 + velocityHalfWindow, last - index >= 2, last - first >= 3
-    else { return nil }
     let span = max(t0 - chain[first].time, chain[last].time - t0)
     var normal = simd_double3x3()
     var positions = simd_double3x3()
@@ -276,6 +284,15 @@ package struct GravityEstimator: Sendable {
       SIMD3(c.columns.0.y, c.columns.1.y, c.columns.2.y) / span,
       SIMD3(d.columns.0.y, d.columns.1.y, d.columns.2.y) / span
     )
+  }
+
+  /// Frames on each side of a velocity fit: ``velocityHalfWindow`` over the median frame interval,
+  /// rounded, at least two.
+  private var windowFrames: Int {
+    guard !intervals.isEmpty else { return 2 }
+    let interval = intervals.sorted()[intervals.count / 2]
+    guard interval > 0 else { return 2 }
+    return max(2, Int(min(1000, velocityHalfWindow / interval).rounded()))
   }
 
   /// Closes every segment whose end velocity is known, adding its equation.

@@ -31,6 +31,13 @@ struct WorldLeveller {
   /// the phone-profile door, seeds 1-16: mean 0.092°, none over, against 0.095° and two (to 0.163°).
   /// 0.15 put two of seeds 25-40 over 0.15°.
   private static let segmentSeconds = 0.2
+  /// The estimator's velocity fit half-window, seconds (``GravityEstimator/velocityHalfWindow``):
+  /// frames as far as 0.2 s on each side, at every frame rate. At 10 fps the estimator's two-frame
+  /// minimum made its default 0.1 s that already; at 30 fps 0.1 s is three frames, whose velocities
+  /// are 1.8 times noisier, and the phone-profile door (seeds 1-11 at 30 fps) missed 0.15° of gravity on
+  /// 7 seeds (mean 0.163°) against none (mean 0.078°) at 0.2 s. On the real stray-demo2 session
+  /// (60 fps) the median error goes from 0.364° to 0.436°.
+  private static let velocityHalfWindow = 0.2
   /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
   /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
   private static let monocularScalePriorSigma = 10.0
@@ -63,6 +70,7 @@ struct WorldLeveller {
       estimator.driftDegrees = options.gravityDriftDegrees
       estimator.learnsNoise = true
       estimator.segmentSeconds = Self.segmentSeconds
+      estimator.velocityHalfWindow = Self.velocityHalfWindow
       if options.mode == .mono {
         estimator.scalePriorSigma = Self.monocularScalePriorSigma
         estimator.scaleDrift = Self.monocularScaleDrift
