@@ -28,11 +28,16 @@ package struct PlaneDetectorStatistics: Sendable, Equatable {
 /// 2. *Growth*: each voxel touched this frame that no anchor explains joins the anchor whose plane is
 ///    within ``PlaneDetectionOptions/inlierDistance`` and whose support occupies its cell or two of the
 ///    eight cells around it (the nearest such plane), unless the voxel lies on another surface crossing
-///    the plane (the map has points a few centimetres off the plane on either side of it). The anchor's
-///    moments, cells and hull grow and its plane is refitted.
+///    the plane (the map has points a few centimetres off the plane on either side of it), on the line
+///    where an anchor of the other alignment meets it (within that anchor's inlier band, next to its
+///    support), or between two parallel anchors before it has settled
+///    (``PlaneDetectionOptions/settledObservations``). The anchor's moments, cells and hull grow and its
+///    plane is refitted.
 /// 3. *Detection*: once enough new unexplained voxels have accumulated (and at most once per
 ///    ``PlaneDetectionOptions/detectionInterval`` seconds), sequential RANSAC with a gravity prior runs on
-///    all unexplained voxels (see ``PlaneSegmenter``); each connected region found (in a session with
+///    all unexplained voxels but those between two parallel anchors not yet settled (growth left the
+///    noisiest of them: segmented alone they fit a plane between the two surfaces) (see
+///    ``PlaneSegmenter``); each connected region found (in a session with
 ///    depth, one that depth points support, not feature points alone) either joins an existing anchor of the same
 ///    surface that it touches or becomes a new anchor. Before it, one vertical anchor's support is
 ///    checked again (once per ``PlaneDetectionOptions/surfaceCheckInterval``): a second surface in it
@@ -100,6 +105,7 @@ package final class PlaneDetector {
     if !(sane.minimumInlierDistance > 0) { sane.minimumInlierDistance = defaults.minimumInlierDistance }
     sane.minimumInlierDistance = min(sane.minimumInlierDistance, sane.inlierDistance)
     sane.minimumObservations = max(sane.minimumObservations, 1)
+    sane.settledObservations = max(sane.settledObservations, sane.minimumObservations)
     sane.maximumVoxelCount = max(sane.maximumVoxelCount, 1)
     self.options = sane
     self.sessionIdentifier = sessionIdentifier
@@ -277,6 +283,7 @@ package final class PlaneDetector {
     _ candidates: inout [Int32], tracks growing: inout [PlaneTrack], planes: inout GrowthPlanes,
     newPoints: inout [[SIMD3<Double>]], map: inout PlaneVoxelMap
   ) {
+    let settled = Int32(clamping: options.settledObservations)
     for _ in 0..<3 {
       var left: [Int32] = []
       for slot in candidates {
@@ -292,7 +299,10 @@ package final class PlaneDetector {
             bestDistance = d
           }
         }
-        if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes) {
+        if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes)
+          && (map[slot].observations >= settled || !planes.liesBetween(p, track: best, options: options))
+          && !atJunction(p, track: best, tracks: growing, planes: planes)
+        {
           map.assign(slot: slot, track: Int32(best))
           growing[best].occupy(point: p)
           newPoints[best].append(p)
@@ -321,6 +331,23 @@ package final class PlaneDetector {
       guard Self.isNearer(point, onPlane: onPlane, distance: distance, to: planes.planes[u], options: options)
       else { continue }
       if planes.areParallel(u, t) { return true }
+    }
+    return false
+  }
+
+  /// Whether `point` lies where an anchor of the other alignment than track `t` meets `t`'s plane:
+  /// within the inlier distance of that anchor's plane, next to its support. Such a voxel holds points
+  /// of both surfaces (at a wall's foot, its mean sits 1-3 cm in front of the wall, where a door standing
+  /// proud of the wall is: the door's anchor grew along the wall's foot), so it joins neither.
+  private func atJunction(
+    _ point: SIMD3<Double>, track t: Int, tracks: borrowing [PlaneTrack], planes: GrowthPlanes
+  ) -> Bool {
+    for u in planes.live where planes.alignments[u] != planes.alignments[t] {
+      if planes.planes[u].signedDistance(to: point).magnitude < options.inlierDistance
+        && tracks[u].touches(point: point)
+      {
+        return true
+      }
     }
     return false
   }
@@ -361,8 +388,11 @@ package final class PlaneDetector {
     var slots: [Int32] = []
     var positions: [SIMD3<Double>] = []
     var seenInDepth: [Bool] = []
+    let settled = Int32(clamping: options.settledObservations)
+    var planes = GrowthPlanes(tracks, maximumAngle: options.mergeAngleDegrees * .pi / 180)
     for (i, voxel) in map.voxels.enumerated()
     where voxel.track == -1 && voxel.observations >= minimumObservations && voxel.lastSeen >= oldest {
+      if voxel.observations < settled, planes.liesBetween(voxel.position, options: options) { continue }
       slots.append(Int32(i))
       positions.append(voxel.position)
       seenInDepth.append(voxel.seenInDepth)
@@ -650,5 +680,29 @@ private struct GrowthPlanes {
       parallel[k] = PlaneDetector.areParallel(planes[u], planes[t], maximumAngle: maximumAngle) ? 1 : 2
     }
     return parallel[k] == 1
+  }
+
+  /// Whether `point` lies within the inlier distance of track `t`'s plane and of another live plane of
+  /// the same alignment, parallel to it and farther from it there than the narrowest inlier band: between
+  /// two surfaces that the depth tells apart once the point has settled.
+  mutating func liesBetween(_ point: SIMD3<Double>, track t: Int, options: PlaneDetectionOptions) -> Bool {
+    let band = options.inlierDistance
+    guard planes[t].signedDistance(to: point).magnitude < band else { return false }
+    let onPlane = planes[t].project(point)
+    for u in live where u != t && alignments[u] == alignments[t] {
+      if planes[u].signedDistance(to: point).magnitude < band
+        && planes[u].signedDistance(to: onPlane).magnitude > options.minimumInlierDistance
+        && areParallel(u, t)
+      {
+        return true
+      }
+    }
+    return false
+  }
+
+  /// Whether `point` lies between two live planes (``liesBetween(_:track:options:)``) of any track.
+  mutating func liesBetween(_ point: SIMD3<Double>, options: PlaneDetectionOptions) -> Bool {
+    for t in live where liesBetween(point, track: t, options: options) { return true }
+    return false
   }
 }
