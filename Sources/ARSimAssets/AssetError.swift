@@ -34,13 +34,3 @@ extension FormatError {
   /// The public error for `file`.
   func `in`(_ file: String) -> AssetError { AssetError(file: file, problem: problem) }
 }
-
-extension String {
-  /// The string with control characters (line breaks, NUL, ...) written as Swift escapes (`\n`, `\0`).
-  fileprivate var escapingControlCharacters: String {
-    guard unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return self }
-    return unicodeScalars.map { scalar in
-      scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
-    }.joined()
-  }
-}

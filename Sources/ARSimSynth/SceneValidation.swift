@@ -13,11 +13,12 @@ public struct SceneError: Error, CustomStringConvertible, Equatable, Sendable {
   /// What is wrong, in plain words.
   public var message: String
 
-  /// Creates an error.
+  /// Creates an error. Control characters in any part (a key read from a damaged file can hold a line
+  /// break) are escaped, so the error stays one line.
   public init(file: String, key: String, _ message: String) {
-    self.file = file
-    self.key = key
-    self.message = message
+    self.file = file.escapingControlCharacters
+    self.key = key.escapingControlCharacters
+    self.message = message.escapingControlCharacters
   }
 
   public var description: String { key.isEmpty ? "\(file): \(message)" : "\(file): \(key): \(message)" }

@@ -86,6 +86,16 @@ import Testing
         == "unknown value 'sofa' (expected one of floor, table, wall, ceiling, seat, door, window, other)")
   }
 
+  @Test("A key with a line break in it (a fuzzer's find) is named on one line")
+  func keyWithALineBreakStaysOneLine() throws {
+    let error = try error { object in
+      var surfaces = object["surfaces"] as! [[String: Any]]
+      surfaces[0]["rect\ngle"] = surfaces[0]["rectangle"]
+      object["surfaces"] = surfaces
+    }
+    #expect(error.description == "bad.json: surfaces[0].rect\\ngle: unknown key")
+  }
+
   @Test func otherProblemsNameTheirKeys() throws {
     let cases: [(String, (inout [String: Any]) -> Void)] = [
       ("camera", { $0.removeValue(forKey: "camera") }),

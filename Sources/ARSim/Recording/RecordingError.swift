@@ -1,3 +1,5 @@
+import ARSimMath
+
 /// A problem with a recording's files: which file, which line if any, and what is wrong.
 ///
 /// The description is one line, `FILE:LINE: message` (or `FILE: message`), so that the
@@ -10,11 +12,13 @@ public struct RecordingError: Error, CustomStringConvertible, Equatable, Sendabl
   /// What is wrong, in plain words.
   public var message: String
 
-  /// Creates an error naming a file, optionally a line, and the problem.
+  /// Creates an error naming a file, optionally a line, and the problem. Control characters in the
+  /// file or the message (a name or key read from a damaged file can hold a line break) are escaped,
+  /// so the error stays one line.
   public init(file: String, line: Int? = nil, _ message: String) {
-    self.file = file
+    self.file = file.escapingControlCharacters
     self.line = line
-    self.message = message
+    self.message = message.escapingControlCharacters
   }
 
   public var description: String {

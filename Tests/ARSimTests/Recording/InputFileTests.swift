@@ -17,6 +17,12 @@ import Testing
     }
   }
 
+  @Test("An error naming text read from a damaged file stays one line: control characters are escaped")
+  func errorsStayOneLine() {
+    let error = RecordingError(file: "odd\nname.json", line: 3, "unknown key 'a\u{0}b'")
+    #expect(error.description == #"odd\nname.json:3: unknown key 'a\0b'"#)
+  }
+
   @Test func devicesFIFOsAndDirectoriesAreRefusedWithoutReading() throws {
     let folder = RecordingFixtures.temporaryFolder()
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
