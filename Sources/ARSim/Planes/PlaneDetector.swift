@@ -299,8 +299,9 @@ package final class PlaneDetector {
             bestDistance = d
           }
         }
-        if best >= 0 && !liesNearer(p, thanTrack: best, distance: bestDistance, planes: &planes)
-          && (map[slot].observations >= settled || !planes.liesBetween(p, track: best, options: options))
+        // Until settled, a voxel waits while any parallel neighbour's plane is within the inlier distance.
+        let within = map[slot].observations >= settled ? bestDistance : options.inlierDistance
+        if best >= 0 && !liesNearer(p, thanTrack: best, distance: within, planes: &planes)
           && !atJunction(p, track: best, tracks: growing, planes: planes)
         {
           map.assign(slot: slot, track: Int32(best))
@@ -322,6 +323,8 @@ package final class PlaneDetector {
   /// the depth tells apart (a door and the wall a few centimetres behind it) and belongs to the nearer
   /// one, even where that one's support does not reach yet. Such a point joins neither for now; as more
   /// of the other surface is seen it joins that one.
+  /// With the inlier distance as `distance`, this says whether the point lies between two such surfaces
+  /// at all (``PlaneDetectionOptions/settledObservations``).
   private func liesNearer(
     _ point: SIMD3<Double>, thanTrack t: Int, distance: Double, planes: inout GrowthPlanes
   ) -> Bool {
@@ -331,6 +334,16 @@ package final class PlaneDetector {
       guard Self.isNearer(point, onPlane: onPlane, distance: distance, to: planes.planes[u], options: options)
       else { continue }
       if planes.areParallel(u, t) { return true }
+    }
+    return false
+  }
+
+  /// Whether `point` lies within the inlier distance of two live parallel planes of one alignment,
+  /// farther apart there than the narrowest inlier band (``liesNearer`` for any track's plane).
+  private func liesBetween(_ point: SIMD3<Double>, planes: inout GrowthPlanes) -> Bool {
+    let band = options.inlierDistance
+    for t in planes.live where planes.planes[t].signedDistance(to: point).magnitude < band {
+      if liesNearer(point, thanTrack: t, distance: band, planes: &planes) { return true }
     }
     return false
   }
@@ -392,7 +405,7 @@ package final class PlaneDetector {
     var planes = GrowthPlanes(tracks, maximumAngle: options.mergeAngleDegrees * .pi / 180)
     for (i, voxel) in map.voxels.enumerated()
     where voxel.track == -1 && voxel.observations >= minimumObservations && voxel.lastSeen >= oldest {
-      if voxel.observations < settled, planes.liesBetween(voxel.position, options: options) { continue }
+      if voxel.observations < settled, liesBetween(voxel.position, planes: &planes) { continue }
       slots.append(Int32(i))
       positions.append(voxel.position)
       seenInDepth.append(voxel.seenInDepth)
@@ -680,29 +693,5 @@ private struct GrowthPlanes {
       parallel[k] = PlaneDetector.areParallel(planes[u], planes[t], maximumAngle: maximumAngle) ? 1 : 2
     }
     return parallel[k] == 1
-  }
-
-  /// Whether `point` lies within the inlier distance of track `t`'s plane and of another live plane of
-  /// the same alignment, parallel to it and farther from it there than the narrowest inlier band: between
-  /// two surfaces that the depth tells apart once the point has settled.
-  mutating func liesBetween(_ point: SIMD3<Double>, track t: Int, options: PlaneDetectionOptions) -> Bool {
-    let band = options.inlierDistance
-    guard planes[t].signedDistance(to: point).magnitude < band else { return false }
-    let onPlane = planes[t].project(point)
-    for u in live where u != t && alignments[u] == alignments[t] {
-      if planes[u].signedDistance(to: point).magnitude < band
-        && planes[u].signedDistance(to: onPlane).magnitude > options.minimumInlierDistance
-        && areParallel(u, t)
-      {
-        return true
-      }
-    }
-    return false
-  }
-
-  /// Whether `point` lies between two live planes (``liesBetween(_:track:options:)``) of any track.
-  mutating func liesBetween(_ point: SIMD3<Double>, options: PlaneDetectionOptions) -> Bool {
-    for t in live where liesBetween(point, track: t, options: options) { return true }
-    return false
   }
 }
