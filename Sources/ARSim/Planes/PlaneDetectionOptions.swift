@@ -162,6 +162,13 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// fragment stands 6.8-7.6 spreads from the wall's, while fragments of one wall of the phone-profile
   /// room (seeds 1-8, walls 2-4 m away) stand at most 2.6 spreads apart.
   public var distinctStepMultiple: Double = 4
+  /// The least step, metres, at which the points of one vertical plane found by RANSAC are two parallel
+  /// surfaces side by side, a plane turned between them: ordered along the plane, they break where two
+  /// parallel lines fit them best, apart there by more than this (and four standard errors), so the
+  /// plane settles on the larger side. A door 3 cm proud of its wall, with the wall beside it, lies
+  /// within a centimetre of a plane turned a degree; cells at the door's edge hold both and bridge the
+  /// step in the regions' test. Infinite: never. Default 0.01 (``minimumInlierDistance``'s).
+  public var hingeStep: Double = 0.01
   /// How close in height two floors (both classified `.floor`) must be to be one floor however far
   /// apart their supports are (furniture hides the floor between them), metres.
   public var floorMergeDistance: Double = 0.01
@@ -264,6 +271,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     wallMergeDistance = try value(.wallMergeDistance, wallMergeDistance)
     distinctStepDegrees = try value(.distinctStepDegrees, distinctStepDegrees)
     distinctStepMultiple = try value(.distinctStepMultiple, distinctStepMultiple)
+    hingeStep = try value(.hingeStep, hingeStep)
     surfaceCheckInterval = try value(.surfaceCheckInterval, surfaceCheckInterval)
     separateSurfaceMinimumArea = try value(.separateSurfaceMinimumArea, separateSurfaceMinimumArea)
     maximumBoundaryVertices = try value(.maximumBoundaryVertices, maximumBoundaryVertices)

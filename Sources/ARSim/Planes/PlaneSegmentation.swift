@@ -108,7 +108,8 @@ enum GravityAlignedPlane {
 /// ratio `w` so far and sample size `s`, and at most `ransacMaximumIterations`. The best hypothesis is
 /// refitted twice by gravity-aligned least squares on its inliers, then on the densest layer of half the
 /// inlier distance among them (so that a band holding two parallel surfaces settles on one) and on the
-/// inliers of that; the region takes the inliers within the band of the surface's noise (see
+/// inliers of that, and a vertical plane turned between two parallel surfaces side by side (a door and
+/// the wall beside it) on the larger side (`hingedSide(of:inliers:positions:)`); the region takes the inliers within the band of the surface's noise (see
 /// ``PlaneDetectionOptions/inlierNoiseMultiple``); inliers that lie on a surface crossing the plane are
 /// dropped; each region is refitted on its own and kept when it has enough points, area and
 /// width, enough of them seen in depth (in a session with depth), and its free least-squares normal is
@@ -163,17 +164,27 @@ struct PlaneSegmenter {
         plane = refit
       }
       var inliers = collectInliers(of: plane, among: remaining, positions: positions)
-      // A band that still holds two parallel surfaces settles on the densest layer of it alone.
-      if let layer = densestLayer(of: plane, inliers: inliers, positions: positions),
-        let settled = fitted(
-          layer.plane, on: layer.members, alignment: hypothesis.alignment, positions: positions)
-      {
+      // Moves the plane onto one surface among the inliers: refitted on its `members` from `start`, then
+      // on the narrow band's core, with the inliers of that.
+      func settle(from start: Plane, on members: [Int]) {
+        guard let settled = fitted(start, on: members, alignment: hypothesis.alignment, positions: positions)
+        else { return }
         plane = settled
         let core = collectInliers(of: plane, among: remaining, positions: positions, within: narrow)
         if let again = fitted(plane, on: core, alignment: hypothesis.alignment, positions: positions) {
           plane = again
         }
         inliers = collectInliers(of: plane, among: remaining, positions: positions)
+      }
+      // A band that still holds two parallel surfaces settles on the densest layer of it alone.
+      if let layer = densestLayer(of: plane, inliers: inliers, positions: positions) {
+        settle(from: layer.plane, on: layer.members)
+      }
+      // A vertical plane turned between two parallel surfaces side by side settles on the larger side.
+      if hypothesis.alignment == .vertical,
+        let side = hingedSide(of: plane, inliers: inliers, positions: positions)
+      {
+        settle(from: plane, on: side)
       }
       guard inliers.count >= minimumInliers else { break }
       // The region takes the band the surface's own noise gives (a door's points, a few noise widths in

@@ -109,9 +109,17 @@ struct PlaneMergeTests {
     let found = verticals(PlaneDetectionOptions())
     #expect(found.count == 2, "\(found.count) vertical anchors")
     #expect(found.contains { $0.classification == .door })
-    // Without the step test, the union's flatness joins them into one anchor between the two.
-    var joining = PlaneDetectionOptions()
-    joining.distinctStepMultiple = .infinity
+    // Either of two tests keeps them apart: RANSAC's plane, turned between them, settles on one side
+    // (`hingeStep`), and their union is not one surface however flat (the step test,
+    // `distinctStepMultiple`). Without both, the union's flatness joins them into one anchor.
+    var hinged = PlaneDetectionOptions()
+    hinged.hingeStep = .infinity
+    #expect(verticals(hinged).count == 2)
+    var stepped = PlaneDetectionOptions()
+    stepped.distinctStepMultiple = .infinity
+    #expect(verticals(stepped).count == 2)
+    var joining = stepped
+    joining.hingeStep = .infinity
     #expect(verticals(joining).count == 1)
   }
 
