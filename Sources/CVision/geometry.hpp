@@ -112,11 +112,14 @@ inline Eigen::Vector2d normalize(const cv_intrinsics &k, double u, double v) {
 /// Levenberg-Marquardt on SE(3) from `pose` (refine.cpp, `cv_refine_pose`'s solver): Huber-weighted
 /// pixel reprojection errors of `count` points (`world_points` x, y, z; `image_points` u, v; `weights`
 /// per point or nullptr for 1), plus, where `depth_priors` gives one (depth, inverse sigma; nullptr:
-/// none), each point's camera z-depth against it. `huber_delta` infinite: plain least squares. Stops
-/// after `iterations` steps, at convergence, or when no step lowers the cost. Inputs are not validated.
+/// none), each point's camera z-depth against it, plus, with `rotation_prior` (nullptr: none), the
+/// rotation's left error log(R Rp^T) times `rotation_inverse_sigma` (not robustified). `huber_delta`
+/// infinite: plain least squares. Stops after `iterations` steps, at convergence, or when no step lowers
+/// the cost. Inputs are not validated.
 Pose refine_pose_lm(const double *world_points, const double *image_points, const double *weights,
                     const double *depth_priors, int32_t count, const cv_intrinsics &intrinsics, double huber_delta,
-                    double depth_huber_delta, int iterations, Pose pose);
+                    double depth_huber_delta, int iterations, Pose pose,
+                    const Eigen::Matrix3d *rotation_prior = nullptr, double rotation_inverse_sigma = 0);
 
 }  // namespace cvision
 

@@ -35,6 +35,8 @@ struct Problem {
   cv_intrinsics k;
   double delta;
   double depth_delta;
+  const Eigen::Matrix3d *rotation_prior;  // camera-from-world rotation prior; nullptr: none
+  double rotation_inverse_sigma;
 
   Eigen::Vector3d point(int32_t i) const { return Eigen::Vector3d(world[3 * i], world[3 * i + 1], world[3 * i + 2]); }
   Eigen::Vector2d observation(int32_t i) const { return Eigen::Vector2d(image[2 * i], image[2 * i + 1]); }
@@ -46,6 +48,11 @@ struct Problem {
   /// The depth residual of point `i` at camera-frame position `p`, standard deviations (0 without a prior).
   double depth_residual(int32_t i, const Eigen::Vector3d &p) const {
     return depths == nullptr || depths[2 * i + 1] == 0 ? 0.0 : (p.z() - depths[2 * i]) * depths[2 * i + 1];
+  }
+  /// The rotation prior's residual at rotation `R`, standard deviations per axis (0 without a prior).
+  Eigen::Vector3d rotation_residual(const Eigen::Matrix3d &R) const {
+    if (rotation_prior == nullptr) return Eigen::Vector3d::Zero();
+    return rotation_inverse_sigma * cvision::so3_log(R * rotation_prior->transpose());
   }
 
   /// Robust cost; points behind the camera contribute a fixed penalty so that
@@ -61,7 +68,7 @@ struct Problem {
                                             huber(std::abs(depth_residual(i, p)), depth_delta)
                                       : behind_penalty);
     }
-    return total;
+    return total + 0.5 * rotation_residual(pose.R).squaredNorm();
   }
 };
 
@@ -79,9 +86,10 @@ namespace cvision {
 
 Pose refine_pose_lm(const double *world_points, const double *image_points, const double *weights,
                     const double *depth_priors, int32_t count, const cv_intrinsics &intrinsics, double huber_delta,
-                    double depth_huber_delta, int iterations, Pose pose) {
-  const Problem problem{world_points, image_points, weights, depth_priors, count, intrinsics, huber_delta,
-                        depth_huber_delta};
+                    double depth_huber_delta, int iterations, Pose pose, const Eigen::Matrix3d *rotation_prior,
+                    double rotation_inverse_sigma) {
+  const Problem problem{world_points, image_points, weights,   depth_priors,   count,
+                        intrinsics,   huber_delta,  depth_huber_delta, rotation_prior, rotation_inverse_sigma};
   double cost = problem.cost(pose);
   double lambda = 1e-4;
   for (int iteration = 0; iteration < iterations; ++iteration) {
@@ -121,6 +129,14 @@ Pose refine_pose_lm(const double *world_points, const double *image_points, cons
       ++used;
     }
     if (used < 3) break;
+    if (rotation_prior != nullptr) {
+      // r(w) = s log(exp(w) R Rp^T) = r + s Jl^-1(r / s) w, Jl^-1(phi) = Jr^-1(-phi).
+      const Eigen::Vector3d r = problem.rotation_residual(pose.R);
+      const Eigen::Matrix3d Jr =
+          rotation_inverse_sigma * cvision::so3_right_jacobian_inverse(-r / rotation_inverse_sigma);
+      H.topLeftCorner<3, 3>() += Jr.transpose() * Jr;
+      g.head<3>() += Jr.transpose() * r;
+    }
     bool improved = false;
     for (int attempt = 0; attempt < 10 && !improved; ++attempt) {
       Eigen::Matrix<double, 6, 6> damped = H;
@@ -185,12 +201,22 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
         }
       }
     }
+    if (!std::isfinite(params.rotation_prior_inverse_sigma) || params.rotation_prior_inverse_sigma < 0) {
+      fail(CV_ERR_INVALID_ARGUMENT, "params.rotation_prior_inverse_sigma must be finite and >= 0 (got %g)",
+           params.rotation_prior_inverse_sigma);
+    }
+    Eigen::Matrix3d prior;
+    if (params.rotation_prior_inverse_sigma > 0) prior = cvision::read_pose(params.rotation_prior, "params.rotation_prior").R;
+    const Eigen::Matrix3d *rotation_prior = params.rotation_prior_inverse_sigma > 0 ? &prior : nullptr;
     Pose pose = cvision::read_pose(*camera_from_world, "camera_from_world");
-    const Problem problem{world_points, image_points, weights,          depth_priors,
-                          count,        intrinsics,   params.huber_delta, params.depth_huber_delta};
+    const Problem problem{world_points, image_points,       weights,
+                          depth_priors, count,              intrinsics,
+                          params.huber_delta, params.depth_huber_delta, nullptr,
+                          0};
 
     pose = cvision::refine_pose_lm(world_points, image_points, weights, depth_priors, count, intrinsics,
-                                   params.huber_delta, params.depth_huber_delta, params.iterations, pose);
+                                   params.huber_delta, params.depth_huber_delta, params.iterations, pose,
+                                   rotation_prior, params.rotation_prior_inverse_sigma);
 
     // RMS over the points in front of the camera that have a non-zero weight.
     double sum = 0;

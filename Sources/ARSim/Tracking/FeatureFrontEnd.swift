@@ -92,13 +92,16 @@ struct FeatureFrontEnd {
   /// Huber least squares on the inliers, with the depth measured at a track's pixel as a prior on its
   /// landmark's depth where `depthPrior` gives one (RGB-D: the one refinement of a frame's pose).
   /// With a rolling shutter, `rollingShutter` gives the tracks' ``points`` anew for the motion that
-  /// the RANSAC pose (optical from O) implies, and the refinement reads those. Outlier tracks are
+  /// the RANSAC pose (optical from O) implies, and the refinement reads those. `rotationPrior` (optical
+  /// from O, standard deviation per axis in radians) holds the refined rotation near the gyroscope's.
+  /// Outlier tracks are
   /// dropped; tracks without a position are kept. Returns nil (and keeps the tracks) when fewer than
   /// `options.minInliers` agree.
   mutating func solvePose(
     position: (UInt64) -> SIMD3<Double>?, predicted opticalFromO: RigidTransform, seed: UInt64,
     depthPrior: ((SIMD2<Float>) -> BundleAdjustment.DepthPrior?)? = nil,
-    rollingShutter: ((RigidTransform) -> [SIMD2<Float>])? = nil
+    rollingShutter: ((RigidTransform) -> [SIMD2<Float>])? = nil,
+    rotationPrior: (opticalFromO: simd_quatd, sigma: Double)? = nil
   ) -> (opticalFromO: RigidTransform, inliers: Int)? {
     var world: [SIMD3<Double>] = []
     var image: [SIMD2<Double>] = []
@@ -125,7 +128,9 @@ struct FeatureFrontEnd {
       (try? PoseSolver.refinePose(
         worldPoints: inliers.map { world[$0] }, imagePoints: inliers.map { image[$0] },
         depthPriors: depthPrior.map { prior in inliers.map { prior(points[trackIndex[$0]]) } },
-        intrinsics: intrinsics, initial: ransacPose, iterations: 10, huberDelta: 1.0))?.pose ?? ransacPose
+        intrinsics: intrinsics, initial: ransacPose, iterations: 10, huberDelta: 1.0,
+        rotationPrior: rotationPrior.map { (RigidTransform(rotation: $0.opticalFromO).poseCW, $0.sigma) }))?
+      .pose ?? ransacPose
     var outlier = [Bool](repeating: false, count: ids.count)
     for (k, i) in trackIndex.enumerated() where !mask[k] { outlier[i] = true }
     filter { !outlier[$0] }

@@ -15,6 +15,8 @@ struct RGBDMap {
   private var framesSinceKeyframe = 0
   /// The last keyframe of the window: O from its optical frame and the landmarks it observed.
   private var lastKeyframe: (oFromOptical: RigidTransform, landmarks: Set<UInt64>)?
+  /// O from the last keyframe's optical frame, as the window adjusted it (nil before the first).
+  var lastKeyframePose: RigidTransform? { lastKeyframe?.oFromOptical }
   /// Keyframes the window was given so far (each ran its adjustment when it had enough views).
   private(set) var keyframesMade = 0
   /// The rotation from the last keyframe's optical frame to the one before it, as the window adjusted

@@ -70,9 +70,13 @@ final class RGBDOdometry: Odometry {
   private var anchor: InertialAnchor?
   /// ``inertial``'s last result and the frame it was made for.
   private var inertialCache: (frame: Int, prediction: GapPrediction?)?
-  /// The gyroscope's turns between the bundle window's keyframes (priors on their relative rotations);
-  /// nil while the prior is off (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees`` 0).
+  /// The gyroscope's turns from the last keyframe: priors on the bundle window's relative rotations
+  /// (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees``) and on each frame's rotation
+  /// (``TrackerOptions/RGBD/frameGyroscopeNoiseDegrees``); nil while both are off.
   private var turns: KeyframeTurns?
+  /// Whether the turns are priors on the window's relative rotations, and on each frame's rotation.
+  private let bundleTurns: Bool
+  private let frameTurns: Bool
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
   /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
   /// within half a readout and one interval of the last, and a sample exactly one interval out stays
@@ -91,7 +95,10 @@ final class RGBDOdometry: Odometry {
     references = FeatureReferences(intrinsics: intrinsics)
     map = RGBDMap(options: options, intrinsics: intrinsics)
     let gyroscopeNoise = options.rgbd.bundleGyroscopeNoiseDegrees
-    turns = gyroscopeNoise > 0 ? KeyframeTurns(noise: gyroscopeNoise * .pi / 180) : nil
+    let noise = max(gyroscopeNoise, options.rgbd.frameGyroscopeNoiseDegrees)
+    turns = noise > 0 ? KeyframeTurns(noise: noise * .pi / 180) : nil
+    bundleTurns = gyroscopeNoise > 0
+    frameTurns = options.rgbd.frameGyroscopeNoiseDegrees > 0
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
@@ -255,7 +262,7 @@ final class RGBDOdometry: Odometry {
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
           oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
-          turn: turns?.turn,
+          turn: bundleTurns ? turns?.turn : nil,
           depthAt: { sample($0, in: depth) })
         if let adjusted { pose = adjusted }
         if map.keyframesMade > made { turns?.keyframeMade(adjusted: map.lastKeyframeTurn) }
@@ -366,9 +373,21 @@ final class RGBDOdometry: Odometry {
           ? nil
           : { [ids = tracks.ids, pixels = tracks.pixels] in
             self.rollingShutterPoints(opticalFromO: $0, ids: ids, pixels: pixels)
-          })
+          },
+        rotationPrior: gyroscopeRotation())
     else { return nil }
     return (solved.inverse, .features, inliers)
+  }
+
+  /// The rotation (optical from O) the gyroscope's turn from the last keyframe gives the frame, with its
+  /// standard deviation (radians per axis), as a prior on the frame's pose; nil without a turn.
+  private func gyroscopeRotation() -> (opticalFromO: simd_quatd, sigma: Double)? {
+    guard frameTurns, let turn = turns?.turn, let keyframe = map.lastKeyframePose else { return nil }
+    let keyframeSigma = max(options.rgbd.frameGyroscopeKeyframeDegrees, 0) * .pi / 180
+    return (
+      (keyframe.rotation * turn.previousFromThis).conjugate.normalized,
+      (turn.sigma * turn.sigma + keyframeSigma * keyframeSigma).squareRoot()
+    )
   }
 
   /// The depth seen at an image pixel when it is valid and on one surface, fitted over the depth pixels

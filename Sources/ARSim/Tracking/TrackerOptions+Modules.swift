@@ -70,6 +70,26 @@ extension TrackerOptions {
     /// camera has barely turned about the vertical (the accelerometer's bias not yet told apart from
     /// gravity, and the segments' noise under the estimate's allowance for drift), not the tracker's.
     public var bundleGyroscopeNoiseDegrees = 0.0
+    /// With a gyroscope and a positive value, its angle random walk in degrees per √s, for a prior on
+    /// each tracked frame's rotation: the last keyframe's (as the window adjusted it) turned by the
+    /// gyroscope since (``KeyframeTurns``: the rates integrated, less the bias fitted to the keyframes'
+    /// adjusted turns), with this noise, the bias fit's, and ``frameGyroscopeKeyframeDegrees`` as its
+    /// standard deviation. The features alone leave a frame's rotation and its translation across the
+    /// view trading off against each other where the view is a flat, distant surface (a wall 3 m
+    /// away: a frame 0.15° and 9 mm off, RPE three times its median); the gyroscope measures that
+    /// turn to a few thousandths of a degree. The window's adjustment is as without it. 0: no prior.
+    /// Default 0.01 (as ``bundleGyroscopeNoiseDegrees`` would be). Phone-profile seeds (release), means
+    /// without -> with: 1-frame RPE rmse door at 30 fps (1-11) 0.73 -> 0.52 mm, room at 30 fps (1-10)
+    /// 1.26 -> 0.82 mm, door at 10 fps (1-64) 0.71 -> 0.56 mm, room at 10 fps (1-80) 1.32 -> 0.99 mm;
+    /// ATE 0.71 -> 0.62, 1.50 -> 1.28, 0.74 -> 0.70, 1.25 -> 1.15 mm; gravity errors within 0.006°.
+    public var frameGyroscopeNoiseDegrees = 0.01
+    /// The last keyframe's rotation error against the map it is tracked in, degrees, added in
+    /// quadrature to the frame prior's standard deviation (``frameGyroscopeNoiseDegrees``): the prior
+    /// holds a frame to the keyframe, so it should not hold it tighter than the keyframe is known.
+    /// Default 0.05 (a third of a frame's own feature-only rotation error on the phone-profile room).
+    /// Without it (the keyframe taken as exact) the RPE falls further (room at 30 fps: rmse 0.75 mm)
+    /// but the ATE less (1.28 mm there, door at 30 fps 0.69 mm).
+    public var frameGyroscopeKeyframeDegrees = 0.05
     /// Smallest fraction of depth inliers for a dense-alignment pose. Default 0.15.
     public var minAlignmentInlierFraction = 0.15
     /// Smallest eigenvalue (relative) below which a dense alignment is degenerate. Default 0.001.

@@ -195,12 +195,15 @@ package enum PoseSolver {
   ///   - iterations: maximum iterations (default 10).
   ///   - huberDelta: Huber threshold on the reprojection error, pixels (default 2).
   ///   - depthHuberDelta: Huber threshold on the depth residuals, standard deviations (default 2).
+  ///   - rotationPrior: a prior on the rotation (camera from world, as `initial`'s) with its standard
+  ///     deviation per axis, radians (> 0): the gyroscope's turn from a refined keyframe.
   /// - Returns: the refined pose and the RMS reprojection error in pixels over the points with
   ///   non-zero weight in front of the camera (at least 3 correspondences are required).
   package static func refinePose(
     worldPoints: [SIMD3<Double>], imagePoints: [SIMD2<Double>], weights: [Double]? = nil,
     depthPriors: [BundleAdjustment.DepthPrior?]? = nil, intrinsics: CameraIntrinsics, initial: PoseCW,
-    iterations: Int = 10, huberDelta: Double = 2, depthHuberDelta: Double = 2
+    iterations: Int = 10, huberDelta: Double = 2, depthHuberDelta: Double = 2,
+    rotationPrior: (rotation: PoseCW, sigma: Double)? = nil
   ) throws(VisionError) -> (pose: PoseCW, rmsError: Double) {
     guard worldPoints.count == imagePoints.count else {
       throw .invalidArgument(
@@ -215,9 +218,13 @@ package enum PoseSolver {
         "depthPriors (\(depthPriors.count)) and worldPoints (\(worldPoints.count)) differ in count")
     }
     let count = try VisionError.int32(worldPoints.count, "worldPoints.count")
+    if let rotationPrior, !(rotationPrior.sigma > 0 && rotationPrior.sigma.isFinite) {
+      throw .invalidArgument("rotationPrior.sigma must be positive and finite (got \(rotationPrior.sigma))")
+    }
     let params = cv_refine_params(
       iterations: try VisionError.int32(iterations, "iterations"), huber_delta: huberDelta,
-      depth_huber_delta: depthHuberDelta)
+      depth_huber_delta: depthHuberDelta, rotation_prior: rotationPrior?.rotation.c ?? PoseCW.identity.c,
+      rotation_prior_inverse_sigma: rotationPrior.map { 1 / $0.sigma } ?? 0)
     // (depth, 1 / sigma) pairs, 0 where there is no prior.
     let depths = depthPriors.map { priors -> [Double] in
       var pairs = [Double]()

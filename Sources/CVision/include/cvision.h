@@ -375,6 +375,8 @@ typedef struct cv_refine_params {
   int32_t iterations;      ///< Gauss-Newton / Levenberg-Marquardt iterations
   double huber_delta;      ///< Huber threshold on the reprojection error, pixels (> 0; +inf: plain least squares)
   double depth_huber_delta; ///< Huber threshold on the depth residuals, standard deviations (> 0; read with depth priors)
+  cv_pose rotation_prior;   ///< camera-from-world rotation prior (its `r`; `t` is ignored), read when the next is > 0
+  double rotation_prior_inverse_sigma; ///< 1 / its standard deviation per axis, 1/radians (finite, >= 0; 0: no prior)
 } cv_refine_params;
 
 /// Refines a camera pose by robust (Huber) least squares on reprojection
@@ -384,7 +386,10 @@ typedef struct cv_refine_params {
 /// camera get zero weight. `depth_priors` (optional; RGB-D) holds a (depth, inverse
 /// sigma) pair per point: the residual (z - depth) * inverse_sigma of the point's
 /// z-depth in the camera (metres) joins the cost, Huber-weighted by
-/// `params.depth_huber_delta`; inverse sigma 0 gives that point none. At least 3
+/// `params.depth_huber_delta`; inverse sigma 0 gives that point none. With
+/// `params.rotation_prior_inverse_sigma` > 0, the rotation's left error
+/// log(R Rp^T) against `params.rotation_prior` in its standard deviations joins the
+/// cost (a gyroscope's turn; not robustified). At least 3
 /// points are required. Writes the final RMS reprojection error in pixels over the
 /// weighted points in front of the camera.
 int32_t cv_refine_pose(const double *world_points, const double *image_points,

@@ -297,8 +297,11 @@ struct EveryNthSource: FrameSource {
       source: EveryNthSource(base: try Recording.open(folder: Datasets.path("room")), step: 5),
       configuration: configuration)
     let ate = try trackingError(collector.records, in: session)
-    // 2.95 cm rmse, 4.9 cm at most.
-    #expect(ate.rmse < 0.05 && ate.max < 0.08, "ATE rmse \(ate.rmse) m, max \(ate.max) m")
+    // 2.95 cm rmse, 4.9 cm at most without the gyroscope's prior on each frame's rotation; 4.2 cm and
+    // 8.3 cm with it (release): the frame after the fast turn's last measured one (29 inliers), 1 mm
+    // elsewhere, tracks too few features and is bridged by the IMU, which the frames before had been
+    // tracked by. A decision at the edge either way; the other sessions at 2-5 fps keep their ATE.
+    #expect(ate.rmse < 0.05 && ate.max < 0.1, "ATE rmse \(ate.rmse) m, max \(ate.max) m")
     let gravity = try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
     #expect(gravity < 0.5, "gravity error \(gravity) degrees")
   }

@@ -170,6 +170,37 @@ import Testing
     }
   }
 
+  @Test("A rotation prior holds the rotation that pixel noise leaves loose, and a bad sigma is refused")
+  func refinePoseWithARotationPrior() throws {
+    let scene = Self.scene(count: 40, noise: 1, outlierFraction: 0, seed: 16)
+    let truth = Self.cameraFromWorld
+    let plain = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image, intrinsics: Self.intrinsics, initial: truth,
+      iterations: 30)
+    let plainError = Support.rotationDifferenceDegrees(plain.pose.r, truth.r)
+    #expect(plainError > 0.01, "1 px noise, 40 points: \(plainError)°")
+    // The true rotation known to a thousandth of a degree: the refined one stays within a few of it.
+    let held = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image, intrinsics: Self.intrinsics, initial: truth,
+      iterations: 30, rotationPrior: (truth, 1e-5))
+    let heldError = Support.rotationDifferenceDegrees(held.pose.r, truth.r)
+    #expect(heldError < plainError / 10, "\(heldError)° held, \(plainError)° without")
+    // A prior turned 1° off with a loose sigma (10°) barely moves the pose.
+    let off = PoseCW(
+      r: multiply(Support.rotation(axis: SIMD3(0, 1, 0), angle: .pi / 180), truth.r), t: truth.t)
+    let loose = try PoseSolver.refinePose(
+      worldPoints: scene.world, imagePoints: scene.image, intrinsics: Self.intrinsics, initial: truth,
+      iterations: 30, rotationPrior: (off, 10 * .pi / 180))
+    #expect(Support.rotationDifferenceDegrees(loose.pose.r, plain.pose.r) < 0.01)
+    for sigma in [0, -1, Double.nan, .infinity] {
+      #expect(throws: VisionError.self) {
+        try PoseSolver.refinePose(
+          worldPoints: scene.world, imagePoints: scene.image, intrinsics: Self.intrinsics, initial: truth,
+          rotationPrior: (truth, sigma))
+      }
+    }
+  }
+
   @Test func refinePoseIsRobustToOutliersAndHonoursWeights() throws {
     let scene = Self.scene(count: 120, noise: 0.3, outlierFraction: 0.15, seed: 14)
     let truth = Self.cameraFromWorld
