@@ -8,7 +8,8 @@
 # as Datasets/door). FPS other than 10 (the scenes' own rate is 30) generates at that rate instead.
 # Each seed is generated once into out/seeds/SCENE-sN, or SCENE-FPSfps-sN (about 10 s each at 10 fps;
 # kept for the next run), all are scored by one `arsim eval --json`, and Tools/seed_figures.py prints
-# each seed's figures, the must-holds it misses, and how many seeds miss each one.
+# each seed's figures (the 1-frame RPE too), the must-holds it misses, how many seeds miss each one,
+# and the means of ATE, RPE and gravity error over the seeds.
 # ARSIM names the arsim binary; default: a release build of this checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -26,6 +26,7 @@ def misses(recording):
     taps = (recording.get("raycasts") or {}).get("onPlaneWorldError") or {}
     figures = {
         "ate_mm": tracking["ate"]["rmse"] * 1000,
+        "rpe_mm": tracking["rpe"]["rmse"] * 1000,
         "gravity_deg": (tracking.get("gravityErrorDegrees") or {}).get("median"),
         "posed": tracking["withPose"] / tracking["frames"],
         "normal_deg": (planes.get("angleErrorDegrees") or {}).get("median"),
@@ -80,6 +81,8 @@ def main():
         report = json.load(file)
     counts = {}
     gravity = []
+    ates = []
+    rpes = []
     recordings = report["recordings"]
     failing = 0
     for recording in recordings:
@@ -87,6 +90,8 @@ def main():
         failing += 1 if missed else 0
         if figures["gravity_deg"] is not None:
             gravity.append(figures["gravity_deg"])
+        ates.append(figures["ate_mm"])
+        rpes.append(figures["rpe_mm"])
         for name in missed:
             key = name.split(":")[0]
             counts[key] = counts.get(key, 0) + 1
@@ -98,6 +103,11 @@ def main():
     print(f"{failing} of {len(recordings)} recordings miss a must-hold")
     for key, count in sorted(counts.items()):
         print(f"  {key}: {count}")
+    if recordings:
+        print(
+            f"ATE per recording: mean {sum(ates) / len(ates):.3f} mm, worst {max(ates):.3f} mm;"
+            f" 1-frame RPE rmse: mean {sum(rpes) / len(rpes):.3f} mm"
+        )
     if gravity:
         print(
             f"gravity error median per recording: mean {sum(gravity) / len(gravity):.4f} deg,"
