@@ -262,7 +262,7 @@ final class RGBDOdometry: Odometry {
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
           oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
-          turn: bundleTurns ? turns?.turn : nil,
+          turn: bundleTurns ? allowedTurn : nil,
           depthAt: { sample($0, in: depth) })
         if let adjusted { pose = adjusted }
         if map.keyframesMade > made { turns?.keyframeMade(adjusted: map.lastKeyframeTurn) }
@@ -382,12 +382,17 @@ final class RGBDOdometry: Odometry {
   /// The rotation (optical from O) the gyroscope's turn from the last keyframe gives the frame, with its
   /// standard deviation (radians per axis), as a prior on the frame's pose; nil without a turn.
   private func gyroscopeRotation() -> (opticalFromO: simd_quatd, sigma: Double)? {
-    guard frameTurns, let turn = turns?.turn, let keyframe = map.lastKeyframePose else { return nil }
-    let keyframeSigma = max(options.rgbd.frameGyroscopeKeyframeDegrees, 0) * .pi / 180
-    return (
-      (keyframe.rotation * turn.previousFromThis).conjugate.normalized,
-      (turn.sigma * turn.sigma + keyframeSigma * keyframeSigma).squareRoot()
-    )
+    guard frameTurns, let turn = allowedTurn, let keyframe = map.lastKeyframePose else { return nil }
+    return ((keyframe.rotation * turn.previousFromThis).conjugate.normalized, turn.sigma)
+  }
+
+  /// The gyroscope's turn from the last keyframe, its standard deviation widened by
+  /// ``TrackerOptions/RGBD/gyroscopeAllowanceDegrees`` (in quadrature); nil without a turn.
+  private var allowedTurn: LocalBundleWindow.Turn? {
+    guard var turn = turns?.turn else { return nil }
+    let allowance = max(rgbd.gyroscopeAllowanceDegrees, 0) * .pi / 180
+    turn.sigma = (turn.sigma * turn.sigma + allowance * allowance).squareRoot()
+    return turn
   }
 
   /// The depth seen at an image pixel when it is valid and on one surface, fitted over the depth pixels

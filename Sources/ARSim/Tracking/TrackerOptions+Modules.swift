@@ -54,42 +54,42 @@ extension TrackerOptions {
     /// With a gyroscope and a positive value, its angle random walk in degrees per √s (a phone's:
     /// 0.0017 rad/s white noise at 100 Hz is 0.0097): the gyroscope's turn between two consecutive
     /// keyframes of the window, corrected by a bias fitted to their adjusted turns, is a prior on
-    /// their relative rotation (``KeyframeTurns``), with this noise and the bias fit's. Default 0:
-    /// no prior. The figures below predate 0.2 s gravity segments with the level carried to the
-    /// frame (``WorldLeveller``). At 0.01 the 10 s phone-profile room seeds 1-8 (0.5 scale, 10 fps) give gravity
-    /// errors 0.152 / 0.136 / 0.057 / 0.063 / 0.044 / 0.059 / 0.142 / 0.085° against 0.154 / 0.130 /
-    /// 0.066 / 0.126 / 0.099 / 0.048 / 0.072 / 0.084° without, the bundled tabletop ATE 2.9 against
-    /// 5.1 mm, but the door's gravity error 0.093 against 0.024°, the bundled room's ATE 5.5 against
-    /// 3.4 mm and the phone-profile back-and-forth's gravity error 0.169 against 0.083°.
-    /// The fitted bias is not what holds it back: with the true bias given instead (variance 0) seeds
-    /// 1-8 give 0.154 / 0.125 / 0.057 / 0.044 / 0.043 / 0.063 / 0.109 / 0.095°, the bundled room-phone
-    /// 0.065° (0.120° without) but the door still 0.083°; the bundled room's ATE 1.2 mm and the
-    /// tabletop's 2.7 mm (so a better bias would help the ATE). On seed 1 the prior then removes the tracker's tilt drift
-    /// (each frame's up in the session's final world within 0.06° against up to 0.22° without), yet
-    /// the gravity delivered in its first 7 s stays 0.14-0.28° off: the estimate's own error while the
-    /// camera has barely turned about the vertical (the accelerometer's bias not yet told apart from
-    /// gravity, and the segments' noise under the estimate's allowance for drift), not the tracker's.
-    public var bundleGyroscopeNoiseDegrees = 0.0
+    /// their relative rotation (``KeyframeTurns``), with this noise, the bias fit's and
+    /// ``gyroscopeAllowanceDegrees`` (in quadrature) as its standard deviation. 0: no prior.
+    /// Default 0.01. The features alone leave a window facing a flat, distant wall free to trade its
+    /// rotation against its translation, and the map it makes there carries the error on (the
+    /// phone-profile room seed 1 at 30 fps: 2.9 mm ATE, 2.1 mm with the prior). Held by the chain's
+    /// noise alone the prior shapes the very turns its bias is fitted to, and gravity suffers (door
+    /// seeds at 30 fps 0.107° mean against 0.080°; 22 of 80 room seeds at 10 fps missed 0.15° or
+    /// taps); with the allowance it does not. Phone-profile seeds (release, with the frame prior),
+    /// means without -> with: ATE door at 30 fps (1-11) 0.62 -> 0.59 mm, room at 30 fps (1-10)
+    /// 1.28 -> 1.05 mm, door at 10 fps (1-64) 0.70 -> 0.65 mm, room at 10 fps (1-80) 1.14 -> 0.89 mm;
+    /// gravity means within 0.004°. Datasets/room-phone 1.2 -> 0.9 mm, the full-size room 1.4 -> 1.1 mm,
+    /// Datasets/room 2.2 -> 1.4 mm. Before the allowance (figures predating the level carried to the
+    /// frame, ``WorldLeveller``) it was left off: the door's gravity error 0.093° against 0.024°.
+    public var bundleGyroscopeNoiseDegrees = 0.01
     /// With a gyroscope and a positive value, its angle random walk in degrees per √s, for a prior on
     /// each tracked frame's rotation: the last keyframe's (as the window adjusted it) turned by the
     /// gyroscope since (``KeyframeTurns``: the rates integrated, less the bias fitted to the keyframes'
-    /// adjusted turns), with this noise, the bias fit's, and ``frameGyroscopeKeyframeDegrees`` as its
+    /// adjusted turns), with this noise, the bias fit's, and ``gyroscopeAllowanceDegrees`` as its
     /// standard deviation. The features alone leave a frame's rotation and its translation across the
     /// view trading off against each other where the view is a flat, distant surface (a wall 3 m
     /// away: a frame 0.15° and 9 mm off, RPE three times its median); the gyroscope measures that
-    /// turn to a few thousandths of a degree. The window's adjustment is as without it. 0: no prior.
-    /// Default 0.01 (as ``bundleGyroscopeNoiseDegrees`` would be). Phone-profile seeds (release), means
-    /// without -> with: 1-frame RPE rmse door at 30 fps (1-11) 0.73 -> 0.52 mm, room at 30 fps (1-10)
+    /// turn to a few thousandths of a degree. 0: no prior. Default 0.01. Phone-profile seeds (release,
+    /// without the window's prior), means without -> with: 1-frame RPE rmse door at 30 fps (1-11) 0.73 -> 0.52 mm, room at 30 fps (1-10)
     /// 1.26 -> 0.82 mm, door at 10 fps (1-64) 0.71 -> 0.56 mm, room at 10 fps (1-80) 1.32 -> 0.99 mm;
     /// ATE 0.71 -> 0.62, 1.50 -> 1.28, 0.74 -> 0.70, 1.25 -> 1.15 mm; gravity errors within 0.006°.
     public var frameGyroscopeNoiseDegrees = 0.01
-    /// The last keyframe's rotation error against the map it is tracked in, degrees, added in
-    /// quadrature to the frame prior's standard deviation (``frameGyroscopeNoiseDegrees``): the prior
-    /// holds a frame to the keyframe, so it should not hold it tighter than the keyframe is known.
-    /// Default 0.05 (a third of a frame's own feature-only rotation error on the phone-profile room).
-    /// Without it (the keyframe taken as exact) the RPE falls further (room at 30 fps: rmse 0.75 mm)
-    /// but the ATE less (1.28 mm there, door at 30 fps 0.69 mm).
-    public var frameGyroscopeKeyframeDegrees = 0.05
+    /// Degrees added in quadrature to the standard deviation of every gyroscope prior (a frame's,
+    /// ``frameGyroscopeNoiseDegrees``, and the window's, ``bundleGyroscopeNoiseDegrees``): what the
+    /// chain's noise leaves out. A frame's prior holds it to the last keyframe, which is known only
+    /// to a few hundredths of a degree against the map; the window's holds keyframes to turns whose bias
+    /// is fitted to the window's own adjusted turns. Default 0.05 (a third of a frame's own feature-only
+    /// rotation error on the phone-profile room). Without it the frame prior alone gives a lower RPE
+    /// (room at 30 fps: rmse 0.75 mm) but a higher ATE (1.28 mm there, door at 30 fps 0.69 mm), and the
+    /// window's prior costs gravity (``bundleGyroscopeNoiseDegrees``); at 0.02 the room seeds at 10 fps
+    /// missed gravity on 4 of 80.
+    public var gyroscopeAllowanceDegrees = 0.05
     /// Smallest fraction of depth inliers for a dense-alignment pose. Default 0.15.
     public var minAlignmentInlierFraction = 0.15
     /// Smallest eigenvalue (relative) below which a dense alignment is degenerate. Default 0.001.
