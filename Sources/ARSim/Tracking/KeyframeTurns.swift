@@ -11,8 +11,6 @@ import ARSimMath
 /// not measure (a prediction, a relocalisation, the camera off) gives no turn until the next keyframe.
 /// Deterministic.
 struct KeyframeTurns: Sendable {
-  /// The gyroscope's angle random walk, radians per √s.
-  var noise: Double
   /// Keyframe pairs, and seconds spanned by them, the bias fit needs before it makes priors.
   var minPairs = 5
   var minSeconds = 1.0
@@ -30,8 +28,6 @@ struct KeyframeTurns: Sendable {
   private var squaredErrors = 0.0
   private var pairs = 0
   private var seconds = 0.0
-
-  init(noise: Double) { self.noise = noise }
 
   /// Adds the IMU samples recorded since the last call (those without a finite rate are skipped):
   /// the rate is taken to vary linearly between two samples (the trapezoid rule: a rate held over
@@ -100,8 +96,9 @@ struct KeyframeTurns: Sendable {
     return (rate, perPair / squaredSeconds)
   }
 
-  /// The prior from the last keyframe to the current frame (should it become a keyframe), or nil.
-  var turn: LocalBundleWindow.Turn? {
+  /// The prior from the last keyframe to the current frame (should it become a keyframe), or nil, for a
+  /// gyroscope of angle random walk `noise` (radians per √s).
+  func turn(noise: Double) -> LocalBundleWindow.Turn? {
     guard let chain = sinceKeyframe, chain.seconds > 0, let bias else { return nil }
     let dt = chain.seconds
     let corrected = chain.rotation * RigidTransform.expRotation(-bias.rate * dt)

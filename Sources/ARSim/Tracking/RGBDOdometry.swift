@@ -74,9 +74,6 @@ final class RGBDOdometry: Odometry {
   /// (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees``) and on each frame's rotation
   /// (``TrackerOptions/RGBD/frameGyroscopeNoiseDegrees``); nil while both are off.
   private var turns: KeyframeTurns?
-  /// Whether the turns are priors on the window's relative rotations, and on each frame's rotation.
-  private let bundleTurns: Bool
-  private let frameTurns: Bool
   private var rgbd: TrackerOptions.RGBD { options.rgbd }
   /// One gyroscope sample interval and 10% more: the rolling shutter's rate averages the samples
   /// within half a readout and one interval of the last, and a sample exactly one interval out stays
@@ -94,11 +91,9 @@ final class RGBDOdometry: Odometry {
     tracks = FeatureFrontEnd(options: options, intrinsics: intrinsics)
     references = FeatureReferences(intrinsics: intrinsics)
     map = RGBDMap(options: options, intrinsics: intrinsics)
-    let gyroscopeNoise = options.rgbd.bundleGyroscopeNoiseDegrees
-    let noise = max(gyroscopeNoise, options.rgbd.frameGyroscopeNoiseDegrees)
-    turns = noise > 0 ? KeyframeTurns(noise: noise * .pi / 180) : nil
-    bundleTurns = gyroscopeNoise > 0
-    frameTurns = options.rgbd.frameGyroscopeNoiseDegrees > 0
+    let usesTurns =
+      options.rgbd.bundleGyroscopeNoiseDegrees > 0 || options.rgbd.frameGyroscopeNoiseDegrees > 0
+    turns = usesTurns ? KeyframeTurns() : nil
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
@@ -262,7 +257,7 @@ final class RGBDOdometry: Odometry {
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
           oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
-          turn: bundleTurns ? allowedTurn : nil,
+          turn: allowedTurn(noiseDegrees: rgbd.bundleGyroscopeNoiseDegrees),
           depthAt: { sample($0, in: depth) })
         if let adjusted { pose = adjusted }
         if map.keyframesMade > made { turns?.keyframeMade(adjusted: map.lastKeyframeTurn) }
@@ -382,14 +377,17 @@ final class RGBDOdometry: Odometry {
   /// The rotation (optical from O) the gyroscope's turn from the last keyframe gives the frame, with its
   /// standard deviation (radians per axis), as a prior on the frame's pose; nil without a turn.
   private func gyroscopeRotation() -> (opticalFromO: simd_quatd, sigma: Double)? {
-    guard frameTurns, let turn = allowedTurn, let keyframe = map.lastKeyframePose else { return nil }
+    guard let turn = allowedTurn(noiseDegrees: rgbd.frameGyroscopeNoiseDegrees),
+      let keyframe = map.lastKeyframePose
+    else { return nil }
     return ((keyframe.rotation * turn.previousFromThis).conjugate.normalized, turn.sigma)
   }
 
-  /// The gyroscope's turn from the last keyframe, its standard deviation widened by
-  /// ``TrackerOptions/RGBD/gyroscopeAllowanceDegrees`` (in quadrature); nil without a turn.
-  private var allowedTurn: LocalBundleWindow.Turn? {
-    guard var turn = turns?.turn else { return nil }
+  /// The gyroscope's turn from the last keyframe for an angle random walk of `noiseDegrees` (degrees
+  /// per √s), its standard deviation widened by ``TrackerOptions/RGBD/gyroscopeAllowanceDegrees`` (in
+  /// quadrature); nil without a turn, or when `noiseDegrees` is not positive (that prior is off).
+  private func allowedTurn(noiseDegrees: Double) -> LocalBundleWindow.Turn? {
+    guard noiseDegrees > 0, var turn = turns?.turn(noise: noiseDegrees * .pi / 180) else { return nil }
     let allowance = max(rgbd.gyroscopeAllowanceDegrees, 0) * .pi / 180
     turn.sigma = (turn.sigma * turn.sigma + allowance * allowance).squareRoot()
     return turn

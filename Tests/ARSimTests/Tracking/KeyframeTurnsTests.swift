@@ -26,7 +26,7 @@ import Testing
     let rate = SIMD3(0.2, -0.3, 0.1)
     let bias = SIMD3(0.001, -0.0015, 0.0008)
     let noise = 0.01 * Double.pi / 180
-    var turns = KeyframeTurns(noise: noise)
+    var turns = KeyframeTurns()
     var time = 0.0
     var pairs = 0
     for frame in 1...40 {
@@ -37,11 +37,11 @@ import Testing
       guard frame.isMultiple(of: 3) else { continue }
       let truth = RigidTransform.expRotation(rate * 0.3)
       if pairs >= 5 {
-        let turn = try #require(turns.turn)
+        let turn = try #require(turns.turn(noise: noise))
         #expect(Self.degrees(turn.previousFromThis, truth) < 1e-3)
         #expect(abs(turn.sigma - noise * 0.3.squareRoot()) < 1e-6)
       } else if frame > 3 {
-        #expect(turns.turn == nil)
+        #expect(turns.turn(noise: noise) == nil)
       }
       turns.keyframeMade(adjusted: frame > 3 ? truth : nil)
       if frame > 3 { pairs += 1 }
@@ -59,7 +59,7 @@ import Testing
   @Test func theBiasFitConvergesOnNoisyTrackedTurns() throws {
     let rate = SIMD3(0.2, -0.3, 0.1)
     let bias = SIMD3(0.001, -0.0015, 0.0008)
-    var turns = KeyframeTurns(noise: 0.01 * Double.pi / 180)
+    var turns = KeyframeTurns()
     var random = SplitMix64(seed: 13)
     let sigma = 0.05 * Double.pi / 180
     func orientationError() -> simd_quatd {
@@ -92,7 +92,7 @@ import Testing
   /// gyroscope there is never a turn.
   @Test func aBrokenChainOrNoGyroscopeGivesNoTurn() throws {
     let rate = SIMD3(0.0, 0.2, 0.0)
-    var turns = KeyframeTurns(noise: 0.0002)
+    var turns = KeyframeTurns()
     var time = 0.0
     for frame in 1...30 {
       let next = Double(frame) / 10
@@ -103,17 +103,17 @@ import Testing
       if frame.isMultiple(of: 2) {
         turns.keyframeMade(adjusted: frame > 2 ? RigidTransform.expRotation(rate * 0.2) : nil)
       }
-      if frame == 25 { #expect(turns.turn == nil) }
-      if frame == 27 { #expect(turns.turn != nil) }
+      if frame == 25 { #expect(turns.turn(noise: 0.0002) == nil) }
+      if frame == 27 { #expect(turns.turn(noise: 0.0002) != nil) }
     }
 
-    var blind = KeyframeTurns(noise: 0.0002)
+    var blind = KeyframeTurns()
     for frame in 1...30 {
       let next = Double(frame) / 10
       blind.add([IMUSample(timestamp: next - 0.005, acceleration: SIMD3(0, -9.8, 0), rotationRate: nil)])
       blind.frame(at: next)
       if frame.isMultiple(of: 2) { blind.keyframeMade(adjusted: .init(ix: 0, iy: 0, iz: 0, r: 1)) }
-      #expect(blind.turn == nil)
+      #expect(blind.turn(noise: 0.0002) == nil)
     }
   }
 }
