@@ -88,8 +88,8 @@ Pose refine_pose_lm(const double *world_points, const double *image_points, cons
                     const double *depth_priors, int32_t count, const cv_intrinsics &intrinsics, double huber_delta,
                     double depth_huber_delta, int iterations, Pose pose, const Eigen::Matrix3d *rotation_prior,
                     double rotation_inverse_sigma) {
-  const Problem problem{world_points, image_points, weights,   depth_priors,   count,
-                        intrinsics,   huber_delta,  depth_huber_delta, rotation_prior, rotation_inverse_sigma};
+  const Problem problem{world_points, image_points,      weights,        depth_priors,          count, intrinsics,
+                        huber_delta,  depth_huber_delta, rotation_prior, rotation_inverse_sigma};
   double cost = problem.cost(pose);
   double lambda = 1e-4;
   for (int iteration = 0; iteration < iterations; ++iteration) {
@@ -209,10 +209,9 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
     if (params.rotation_prior_inverse_sigma > 0) prior = cvision::read_pose(params.rotation_prior, "params.rotation_prior").R;
     const Eigen::Matrix3d *rotation_prior = params.rotation_prior_inverse_sigma > 0 ? &prior : nullptr;
     Pose pose = cvision::read_pose(*camera_from_world, "camera_from_world");
-    const Problem problem{world_points, image_points,       weights,
-                          depth_priors, count,              intrinsics,
-                          params.huber_delta, params.depth_huber_delta, nullptr,
-                          0};
+    // For the RMS below (reprojection only).
+    const Problem problem{world_points, image_points, weights, depth_priors, count, intrinsics,
+                          params.huber_delta, params.depth_huber_delta, nullptr, 0};
 
     pose = cvision::refine_pose_lm(world_points, image_points, weights, depth_priors, count, intrinsics,
                                    params.huber_delta, params.depth_huber_delta, params.iterations, pose,

@@ -109,11 +109,11 @@ enum GravityAlignedPlane {
 /// refitted twice by gravity-aligned least squares on its inliers, then on the densest layer of half the
 /// inlier distance among them (so that a band holding two parallel surfaces settles on one) and on the
 /// inliers of that, and a vertical plane turned between two parallel surfaces side by side (a door and
-/// the wall beside it) on the larger side (`hingedSide(of:inliers:positions:)`); the region takes the inliers within the band of the surface's noise (see
-/// ``PlaneDetectionOptions/inlierNoiseMultiple``); inliers that lie on a surface crossing the plane are
-/// dropped; each region is refitted on its own and kept when it has enough points, area and
-/// width, enough of them seen in depth (in a session with depth), and its free least-squares normal is
-/// within the tolerance. The search ends after `maximumPlanesPerFrame` planes, when the best plane has
+/// the wall beside it) on the larger side (`hingedSide(of:inliers:positions:)`); the region takes the
+/// inliers within the band of the surface's noise (see ``PlaneDetectionOptions/inlierNoiseMultiple``);
+/// inliers that lie on a surface crossing the plane are dropped; each region is refitted on its own and
+/// kept when it has enough points, area and width, enough of them seen in depth (in a session with
+/// depth), and its free least-squares normal is within the tolerance. The search ends after `maximumPlanesPerFrame` planes, when the best plane has
 /// fewer than `minimumInliers` inliers, or after two planes in a row that gave no region.
 struct PlaneSegmenter {
   let options: PlaneDetectionOptions

@@ -76,9 +76,10 @@ extension TrackerOptions {
     /// view trading off against each other where the view is a flat, distant surface (a wall 3 m
     /// away: a frame 0.15° and 9 mm off, RPE three times its median); the gyroscope measures that
     /// turn to a few thousandths of a degree. 0: no prior. Default 0.01. Phone-profile seeds (release,
-    /// without the window's prior), means without -> with: 1-frame RPE rmse door at 30 fps (1-11) 0.73 -> 0.52 mm, room at 30 fps (1-10)
-    /// 1.26 -> 0.82 mm, door at 10 fps (1-64) 0.71 -> 0.56 mm, room at 10 fps (1-80) 1.32 -> 0.99 mm;
-    /// ATE 0.71 -> 0.62, 1.50 -> 1.28, 0.74 -> 0.70, 1.25 -> 1.15 mm; gravity errors within 0.006°.
+    /// without the window's prior), means without -> with: 1-frame RPE rmse door at 30 fps (1-11)
+    /// 0.73 -> 0.52 mm, room at 30 fps (1-10) 1.26 -> 0.82 mm, door at 10 fps (1-64) 0.71 -> 0.56 mm,
+    /// room at 10 fps (1-80) 1.32 -> 0.99 mm; ATE 0.71 -> 0.62, 1.50 -> 1.28, 0.74 -> 0.70,
+    /// 1.25 -> 1.15 mm; gravity errors within 0.006°.
     public var frameGyroscopeNoiseDegrees = 0.01
     /// Degrees added in quadrature to the standard deviation of every gyroscope prior (a frame's,
     /// ``frameGyroscopeNoiseDegrees``, and the window's, ``bundleGyroscopeNoiseDegrees``): what the

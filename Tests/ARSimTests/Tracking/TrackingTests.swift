@@ -289,18 +289,24 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
 /// rolling shutter, JPEG): landmarks refined over the keyframe window with their depths as priors,
 /// features moved to where a global shutter would have seen them.
 @Suite struct PhoneRGBDTrackingTests {
-  /// The session's ATE and median gravity error (world up is +y in the phone-profile sessions).
-  private func errors(_ name: String) throws -> (ate: ErrorStatistics, gravity: Double) {
-    let (session, collector) = try FrameCollector.replay(Datasets.path(name))
+  /// The session's ATE, 1-frame RPE and median gravity error (world up is +y in the phone-profile
+  /// sessions), replayed with the configuration `configure` sets.
+  private func errors(
+    _ name: String, _ configure: (ARWorldTrackingConfiguration) -> Void = { _ in }
+  ) throws -> (ate: ErrorStatistics, rpe: ErrorStatistics, gravity: Double) {
+    let configuration = ARWorldTrackingConfiguration()
+    configure(configuration)
+    let (session, collector) = try FrameCollector.replay(Datasets.path(name), configuration: configuration)
     #expect(collector.errors.isEmpty)
     return (
       try trackingError(collector.records, in: session),
+      try frameToFrameError(collector.records, in: session),
       try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
     )
   }
 
   @Test(.enabled(if: Datasets.exists("door"))) func tracksTheDoorToTwoMillimetres() throws {
-    let (ate, gravity) = try errors("door")
+    let (ate, _, gravity) = try errors("door")
     // 4.8 mm with single-frame depth landmarks; 1.5 mm refined on every frame, 1.7 mm on keyframes;
     // 0.8 mm with each feature's depth fitted over the 5x5 depth pixels around it (release).
     #expect(ate.rmse < 0.0012, "ATE \(ate.rmse) m")
@@ -315,15 +321,8 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   /// seeds alignment wins on average (seeds 1-16: 0.85 -> 0.71 mm) but not on every one (the bundled
   /// door 0.74 mm with KLT alone, 0.80 aligned).
   @Test(.enabled(if: Datasets.exists("room-phone"))) func alignedTracksTrackCloser() throws {
-    var ates: [Bool: Double] = [:]
-    for aligns in [false, true] {
-      let configuration = ARWorldTrackingConfiguration()
-      configuration.tracking.alignsFeatures = aligns
-      let (session, collector) = try FrameCollector.replay(
-        Datasets.path("room-phone"), configuration: configuration)
-      ates[aligns] = try trackingError(collector.records, in: session).rmse
-    }
-    let (with, without) = (ates[true]!, ates[false]!)
+    let with = try errors("room-phone") { $0.tracking.alignsFeatures = true }.ate.rmse
+    let without = try errors("room-phone") { $0.tracking.alignsFeatures = false }.ate.rmse
     // Today (release) 1.32 mm against 2.21.
     #expect(with < 0.8 * without, "ATE \(with) m aligned against \(without) m")
   }
@@ -332,48 +331,31 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   /// (``TrackerOptions/RGBD/frameGyroscopeNoiseDegrees``): where the room's far wall fills the view,
   /// the features alone trade the rotation against the translation across it from frame to frame.
   @Test(.enabled(if: Datasets.exists("room-phone"))) func gyroscopeHoldsEachFramesRotation() throws {
-    var errors: [Bool: (ate: Double, rpe: Double)] = [:]
-    for held in [false, true] {
-      let configuration = ARWorldTrackingConfiguration()
-      if !held { configuration.tracking.rgbd.frameGyroscopeNoiseDegrees = 0 }
-      let (session, collector) = try FrameCollector.replay(
-        Datasets.path("room-phone"), configuration: configuration)
-      errors[held] = (
-        try trackingError(collector.records, in: session).rmse,
-        try frameToFrameError(collector.records, in: session).rmse
-      )
-    }
-    let (with, without) = (errors[true]!, errors[false]!)
+    let with = try errors("room-phone")
+    let without = try errors("room-phone") { $0.tracking.rgbd.frameGyroscopeNoiseDegrees = 0 }
     // Today (release) RPE 1.1 mm against 1.5 mm, ATE 1.2 mm against 1.3 mm.
-    #expect(with.rpe < 0.85 * without.rpe, "RPE \(with.rpe) m held against \(without.rpe) m")
-    #expect(with.ate < without.ate * 1.05, "ATE \(with.ate) m held against \(without.ate) m")
+    #expect(
+      with.rpe.rmse < 0.85 * without.rpe.rmse, "RPE \(with.rpe.rmse) m held against \(without.rpe.rmse) m")
+    #expect(
+      with.ate.rmse < without.ate.rmse * 1.05, "ATE \(with.ate.rmse) m held against \(without.ate.rmse) m")
   }
 
   /// The window's keyframes held to the gyroscope's turns between them
   /// (``TrackerOptions/RGBD/bundleGyroscopeNoiseDegrees``, with ``TrackerOptions/RGBD/gyroscopeAllowanceDegrees``):
   /// the map made while the room's far wall fills the view keeps its rotation, and gravity its level.
   @Test(.enabled(if: Datasets.exists("room-phone"))) func gyroscopeHoldsTheWindow() throws {
-    var errors: [Bool: (ate: Double, gravity: Double)] = [:]
-    for held in [false, true] {
-      let configuration = ARWorldTrackingConfiguration()
-      if !held { configuration.tracking.rgbd.bundleGyroscopeNoiseDegrees = 0 }
-      let (session, collector) = try FrameCollector.replay(
-        Datasets.path("room-phone"), configuration: configuration)
-      errors[held] = (
-        try trackingError(collector.records, in: session).rmse,
-        try gravityErrorMedian(collector.records, gravity: SIMD3(0, -1, 0))
-      )
-    }
-    let (with, without) = (errors[true]!, errors[false]!)
+    let with = try errors("room-phone")
+    let without = try errors("room-phone") { $0.tracking.rgbd.bundleGyroscopeNoiseDegrees = 0 }
     // Today (release) 0.9 mm against 1.2 mm; gravity 0.060° against 0.063°.
-    #expect(with.ate < 0.85 * without.ate, "ATE \(with.ate) m held against \(without.ate) m")
+    #expect(
+      with.ate.rmse < 0.85 * without.ate.rmse, "ATE \(with.ate.rmse) m held against \(without.ate.rmse) m")
     #expect(
       with.gravity < without.gravity + 0.02, "gravity \(with.gravity)° held against \(without.gravity)°")
   }
 
   /// The room at 10 fps with a 20 ms readout and a hand-held camera turning up to about 1 rad/s.
   @Test(.enabled(if: Datasets.exists("room-phone"))) func undoesTheRollingShutterInTheRoom() throws {
-    let (ate, gravity) = try errors("room-phone")
+    let (ate, _, gravity) = try errors("room-phone")
     // 3.7 mm with the shutter ignored, 2.6 mm undone (release); 1.8 mm with each feature's depth
     // fitted over the 5x5 depth pixels around it (the depth noise, not the shutter, was what was
     // left: other seeds gave as much with a global shutter). Issue 13's 2 mm.
