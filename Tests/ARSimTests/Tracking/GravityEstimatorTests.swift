@@ -50,6 +50,7 @@ import Testing
     positionNoise: Double = 0.0005, scale: Double = 1,
     drift: (Double) -> simd_quatd = { _ in simd_quatd(ix: 0, iy: 0, iz: 0, r: 1) },
     jump: (Double) -> SIMD3<Double> = { _ in .zero },
+    knock: (Double) -> SIMD3<Double> = { _ in .zero },
     gyroBias: SIMD3<Double>? = nil, seed: UInt64 = 7, jitter: (Int) -> Double = { _ in 0 },
     configure: (inout GravityEstimator) -> Void = { _ in }
   ) -> GravityEstimator.Estimate? {
@@ -67,7 +68,7 @@ import Testing
         let noise = SIMD3(gaussian(), gaussian(), gaussian()) * forceNoise
         // A phone gyroscope's white noise (0.0017 rad/s at 100 Hz), on top of its bias.
         let rate = gyroBias.map { motion.rate(s) + $0 + SIMD3(gaussian(), gaussian(), gaussian()) * 0.0017 }
-        samples.append(IMUSample(timestamp: s, acceleration: force + noise, rotationRate: rate))
+        samples.append(IMUSample(timestamp: s, acceleration: force + noise + knock(s), rotationRate: rate))
         sampleIndex += 1
       }
       let noise = SIMD3(gaussian(), gaussian(), gaussian()) * positionNoise
@@ -112,6 +113,34 @@ import Testing
     #expect(tilt < 0.01, "the tremor tilts gravity by \(tilt)°")
     let error = degrees(estimate.gravity, motion.g)
     #expect(error < 0.08, "gravity off by \(error)°")
+  }
+
+  @Test(
+    "A knock the positions do not show (2.2 m/s² for 0.1 s in the samples) tilts gravity about half as much when outlying segments weigh less"
+  )
+  func outlyingSegmentsWeighLess() throws {
+    let motion = Motion()
+    let knock: (Double) -> SIMD3<Double> = { t in t >= 4 && t < 4.1 ? SIMD3(2, 0, 1) : .zero }
+    func estimate(seconds: Double, knocked: Bool, weighsDown: Bool) throws -> SIMD3<Double> {
+      try #require(
+        run(
+          seconds: seconds, motion: motion, frameRate: 10, knock: knocked ? knock : { _ in .zero },
+          configure: {
+            Self.tracker(&$0)
+            $0.weighsOutliersDown = weighsDown
+          })
+      ).gravity
+    }
+    // 0.4, 0.8 and 1.2 s after it (0.75°, 0.60°, 0.21° against 1.45°, 1.14°, 0.48°).
+    for seconds in [4.4, 4.8, 5.2] {
+      let weighed = degrees(try estimate(seconds: seconds, knocked: true, weighsDown: true), motion.g)
+      let full = degrees(try estimate(seconds: seconds, knocked: true, weighsDown: false), motion.g)
+      #expect(weighed < 0.6 * full, "\(seconds) s: \(weighed)° against \(full)° at full weight")
+    }
+    // Without the knock no segment is an outlier: the same estimate either way.
+    let steady = try estimate(seconds: 8, knocked: false, weighsDown: true)
+    #expect(steady == (try estimate(seconds: 8, knocked: false, weighsDown: false)))
+    #expect(degrees(steady, motion.g) < 0.1)
   }
 
   @Test func improvesOverTheSession() throws {
