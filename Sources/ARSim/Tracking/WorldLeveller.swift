@@ -36,7 +36,10 @@ struct WorldLeveller {
   /// minimum made its default 0.1 s that already; at 30 fps 0.1 s is three frames, whose velocities
   /// are 1.8 times noisier, and the phone-profile door (seeds 1-11 at 30 fps) missed 0.15° of gravity on
   /// 7 seeds (mean 0.163°) against none (mean 0.078°) at 0.2 s. On the real stray-demo2 session
-  /// (60 fps) the median error goes from 0.364° to 0.436°.
+  /// (60 fps) the median error went from 0.364° to 0.436°; since outlying segments weigh less
+  /// (``GravityEstimator/weighsOutliersDown``) it is 0.419° at 0.1 s and 0.420° at 0.2 s. At 0.3 s,
+  /// door and room seeds at 30 fps (1-31, 1-30) improve (means 0.088° and 0.085° to 0.078° and
+  /// 0.071°) but room seeds at 10 fps, three frames a side, worsen (1-80: 0.080° to 0.083°).
   private static let velocityHalfWindow = 0.2
   /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
   /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
