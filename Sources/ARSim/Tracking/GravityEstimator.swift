@@ -89,10 +89,11 @@ package struct GravityEstimator: Sendable {
   /// With ``learnsNoise``, whether a segment whose innovation is `r` standard deviations, beyond
   /// ``outlierSigmas``, weighs `outlierSigmas / r` of a segment (Huber's weight), so that a run of
   /// segments the model does not explain turns gravity no more than segments at ``outlierSigmas``
-  /// would. On the phone-profile sessions no segment's innovation comes near (seeds at 10 and 30 fps,
-  /// none beyond 2σ); on stray-demo2 (real, depth only) six of 76 segments are beyond 3σ at full
-  /// weight, three of them in a row through a 1 rad/s turn, where the tracked positions and the
-  /// samples disagree, and the delivered gravity error reached 1.66° there. Default true.
+  /// would. On the phone-profile sessions no segment's innovation comes near (the seeds at 10 and
+  /// 30 fps give the same figures either way; the largest innovations seen are 1.5σ); on
+  /// stray-demo2 (real, depth only) six of 76 segments are beyond 3σ at full weight, three of them in
+  /// a row through a 1 rad/s turn, where the tracked positions and the samples disagree, and the
+  /// delivered gravity error reached 1.66° there. Default true.
   package var weighsOutliersDown = true
 
   /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`
