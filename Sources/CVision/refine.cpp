@@ -206,7 +206,9 @@ extern "C" int32_t cv_refine_pose(const double *world_points, const double *imag
            params.rotation_prior_inverse_sigma);
     }
     Eigen::Matrix3d prior;
-    if (params.rotation_prior_inverse_sigma > 0) prior = cvision::read_pose(params.rotation_prior, "params.rotation_prior").R;
+    if (params.rotation_prior_inverse_sigma > 0) {
+      prior = cvision::read_pose(params.rotation_prior, "params.rotation_prior").R;
+    }
     const Eigen::Matrix3d *rotation_prior = params.rotation_prior_inverse_sigma > 0 ? &prior : nullptr;
     Pose pose = cvision::read_pose(*camera_from_world, "camera_from_world");
     // For the RMS below (reprojection only).

@@ -113,8 +113,9 @@ enum GravityAlignedPlane {
 /// inliers within the band of the surface's noise (see ``PlaneDetectionOptions/inlierNoiseMultiple``);
 /// inliers that lie on a surface crossing the plane are dropped; each region is refitted on its own and
 /// kept when it has enough points, area and width, enough of them seen in depth (in a session with
-/// depth), and its free least-squares normal is within the tolerance. The search ends after `maximumPlanesPerFrame` planes, when the best plane has
-/// fewer than `minimumInliers` inliers, or after two planes in a row that gave no region.
+/// depth), and its free least-squares normal is within the tolerance. The search ends after
+/// `maximumPlanesPerFrame` planes, when the best plane has fewer than `minimumInliers` inliers, or after
+/// two planes in a row that gave no region.
 struct PlaneSegmenter {
   let options: PlaneDetectionOptions
 

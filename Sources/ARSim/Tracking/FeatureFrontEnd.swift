@@ -94,8 +94,8 @@ struct FeatureFrontEnd {
   /// With a rolling shutter, `rollingShutter` gives the tracks' ``points`` anew for the motion that
   /// the RANSAC pose (optical from O) implies, and the refinement reads those. `rotationPrior` (optical
   /// from O, standard deviation per axis in radians) holds the refined rotation near the gyroscope's.
-  /// Outlier tracks are dropped; tracks without a position are kept. Returns nil (and keeps the tracks) when fewer than
-  /// `options.minInliers` agree.
+  /// Outlier tracks are dropped; tracks without a position are kept. Returns nil (and keeps the tracks)
+  /// when fewer than `options.minInliers` agree.
   mutating func solvePose(
     position: (UInt64) -> SIMD3<Double>?, predicted opticalFromO: RigidTransform, seed: UInt64,
     depthPrior: ((SIMD2<Float>) -> BundleAdjustment.DepthPrior?)? = nil,
