@@ -55,8 +55,10 @@ public final class ReplayRun {
   public let folder: String
   /// The configuration the session runs with.
   public let configuration: ARWorldTrackingConfiguration
-  /// The tracking mode (`--mode`, or the recording's: RGB-D when it has depth).
+  /// The tracking mode (`--mode`, or the one the recording supports: ``TrackerOptions/mode(for:)``).
   public let mode: TrackerOptions.Mode
+  /// Whether ``mode`` was chosen from what the recording holds (no `--mode`).
+  public let modeChosen: Bool
   /// The session the recording is replayed into.
   public let session = ARSession()
   private let replay: ARReplay
@@ -149,12 +151,14 @@ public final class ReplayRun {
     if let wanted = configuration.tracking.mode, wanted != .mono, !replay.info.hasDepth {
       throw UsageError("--mode \(wanted.rawValue) needs depth, and \(folder) has none (use --mode mono)")
     }
-    let resolved = configuration.tracking.mode ?? .following(replay.info)
+    let resolved = configuration.tracking.mode(for: replay.info)
     if !replay.info.hasImages, resolved != .depth {
       throw UsageError(
-        "\(folder) has no images (\(replay.info.notes.first ?? "no colour frames")); use --mode depth")
+        "--mode \(resolved.rawValue) reads images, and \(folder) has none "
+          + "(\(replay.info.notes.first ?? "no colour frames")); leave --mode out to track its depth")
     }
     mode = resolved
+    modeChosen = configuration.tracking.mode == nil
     configuration.planeDetection = options.planeDetection
     configuration.initialWorldMap = options.initialWorldMap
     self.configuration = configuration
@@ -259,6 +263,17 @@ public final class ReplayRun {
   }
 
   /// `, gravity from ..., scale from ...`.
+  /// Why the tracking mode is what it is, for the summary's `tracking:` line: `--mode`, or what the
+  /// recording holds when the mode was chosen from it.
+  public var modeReason: String {
+    guard modeChosen else { return "--mode" }
+    switch mode {
+    case .rgbd: return "chosen: the recording has images and depth"
+    case .depth: return "chosen: the recording has depth and no images"
+    case .mono: return "chosen: the recording has images and no depth"
+    }
+  }
+
   public var sourcesSummary: String {
     if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
       return ", gravity from ARKit's world"

@@ -16,6 +16,8 @@ public struct ReplaySummary: Sendable {
   /// IMU samples and ground-truth poses.
   public var imuSamples = 0
   public var groundTruthPoses = 0
+  /// Reference poses withheld as written while ARKit was initialising (``ARKitInitialisingPoses``).
+  public var initialisingPoses = 0
 
   public init() {}
 
@@ -31,6 +33,7 @@ public struct ReplaySummary: Sendable {
     }
     imuSamples += frame.imu.count
     if frame.groundTruth != nil { groundTruthPoses += 1 }
+    if frame.referenceInitialising { initialisingPoses += 1 }
   }
 
   /// The number of finite values: those whose exponent bits are not all ones (IEEE 754), tested on
@@ -70,7 +73,10 @@ public struct ReplaySummary: Sendable {
           ? String(format: ", %.1f%% valid pixels", 100 * Double(validDepth) / Double(depthPixels)) : ""),
       "imu: \(imuSamples) samples",
       (info.referenceKind == .arkit ? "reference (ARKit's poses): " : "ground truth: ")
-        + "\(groundTruthPoses) poses",
+        + "\(groundTruthPoses) poses"
+        + (initialisingPoses > 0
+          ? " (\(initialisingPoses) more withheld: written while ARKit was initialising, position exactly 0)"
+          : ""),
     ]
     lines += info.notes.map { "note: " + $0 }
     if frames > 0, let first = firstTimestamp, let last = lastTimestamp {

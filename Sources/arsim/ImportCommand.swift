@@ -88,7 +88,9 @@ enum ImportCommand {
     var count = 0
     while let frame = try source.nextFrame() {
       for sample in frame.imu { try writer.append(imu: sample) }
-      guard frame.groundTruth != nil || !info.hasGroundTruth else {
+      // Poses written while ARKit was initialising lead the recording and are left out: the
+      // imported trajectory starts at the first real one, as the reader's reference does.
+      guard frame.groundTruth != nil || !info.hasGroundTruth || frame.referenceInitialising else {
         throw RecordingError(file: info.path, "frame at \(frame.timestamp) s has no reference pose")
       }
       // A file kept as recorded is copied: its colour need not be decoded.

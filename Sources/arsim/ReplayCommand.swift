@@ -73,7 +73,7 @@ enum ReplayCommand {
     if let path = args.value("trajectory") { try run.writeTrajectory(to: path) }
     try run.run()
     print(run.summary.report(info: run.info))
-    print("tracking: \(run.mode.rawValue)" + run.sourcesSummary)
+    print("tracking: \(run.mode.rawValue) (\(run.modeReason))" + run.sourcesSummary)
     print("states: " + run.stateTimeline())
     if let map = options.initialWorldMap { print("map: " + relocalization(run, map: map)) }
     let loops = run.frames.filter(\.closedLoop).map { String($0.index) }

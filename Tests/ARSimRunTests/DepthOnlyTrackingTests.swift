@@ -38,11 +38,8 @@ import Testing
   /// 12-20 cm off over the fast turn, where the accelerometer agrees with ARKit to 2.3 cm). The
   /// world's levelling moves it too, by its re-levels: 7.4 cm with the level's velocities fitted over
   /// 0.1 s on each side, 8.0 cm over 0.2 s (as now), 8.6 cm over 0.13 s.
-  @Test func realPhoneDepthOnlyAgainstARKit() throws {
-    guard Datasets.sharedExists("stray-demo2") else {
-      print("skipped: ../shared/datasets/stray-demo2 is absent")
-      return
-    }
+  @Test(.enabled(if: Datasets.sharedExists("stray-demo2"), "../shared/datasets/stray-demo2 is absent"))
+  func realPhoneDepthOnlyAgainstARKit() throws {
     let tracking = try Self.tracking(Datasets.shared + "/stray-demo2")
     let ate = try #require(tracking.ate)
     #expect(ate.rmse < 0.082, "ATE \(ate.rmse) m")

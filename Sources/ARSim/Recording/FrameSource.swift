@@ -87,6 +87,9 @@ public struct RecordedFrame: Sendable {
   /// Ground truth: the pose of the camera's optical frame in the recording's ground-truth world,
   /// when the recording has it for this time.
   public var groundTruth: RigidTransform?
+  /// Whether the recording had a reference pose for this frame that was withheld because the app
+  /// wrote it while ARKit was still initialising (``ARKitInitialisingPoses``). Default false.
+  public var referenceInitialising = false
   /// The KLT pyramid of ``image``'s grey version, when the reading thread built it ahead of tracking
   /// (``CameraTracker/preparation(info:options:)``); tracking builds it itself otherwise.
   package var kltPyramid: KLTPyramid?

@@ -41,6 +41,8 @@ public final class RecordingWriter {
   private let imu: TextFileWriter?
   private let trajectory: TextFileWriter?
   private var frameCount = 0
+  /// Rows written to ``trajectory``.
+  private var trajectoryRows = 0
   private var lastTimestamp = -Double.infinity
   private var lastIMUTimestamp = -Double.infinity
 
@@ -152,12 +154,16 @@ public final class RecordingWriter {
     try frames.write(
       "\(Self.time(timestamp)) \(imageName) \(depthName)" + (confidenceName.map { " " + $0 } ?? ""))
     if let trajectory {
-      guard let groundTruth else {
+      // Frames before the first pose may have none (the reference starts later: poses an app wrote
+      // while ARKit was initialising are not kept); from the first pose on, every frame needs one.
+      if let groundTruth {
+        try trajectory.write(
+          ([Self.time(timestamp)] + groundTruth.tumValues.map { String(format: "%.9f", $0) }).joined(
+            separator: " "))
+        trajectoryRows += 1
+      } else if trajectoryRows > 0 {
         throw RecordingError(file: trajectory.path, "frame \(frameCount) has no ground-truth pose")
       }
-      try trajectory.write(
-        ([Self.time(timestamp)] + groundTruth.tumValues.map { String(format: "%.9f", $0) }).joined(
-          separator: " "))
     }
     lastTimestamp = timestamp
     frameCount += 1
@@ -268,7 +274,13 @@ public final class RecordingWriter {
     }
   }
 
-  static func time(_ t: Double) -> String { String(format: "%.6f", t) }
+  /// A timestamp as written: microseconds (`%.6f`) when they hold it exactly, else the shortest
+  /// text that reads back as the same `Double` (a phone's clock in nanoseconds since boot), so a
+  /// converted recording replays on exactly the recorded times.
+  static func time(_ t: Double) -> String {
+    let micro = String(format: "%.6f", t)
+    return Double(micro) == t ? micro : "\(t)"
+  }
 }
 
 /// A text file written line by line through a buffer.

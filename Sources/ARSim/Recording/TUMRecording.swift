@@ -199,24 +199,64 @@ public enum Recording {
     guard isDirectory.boolValue else {
       throw RecordingError(file: folder, "is a file, expected a recording folder")
     }
-    if try InputFile.exists(folder + "/session.json") { return .arsim }
-    if try InputFile.exists(folder + "/rgb.txt") { return .tum }
-    if StrayScannerRecordingSource.recognizes(folder: folder) { return .stray }
-    if Record3DRecordingSource.recognizes(path: folder) { return .record3d }
-    if ARKitScenesRecordingSource.recognizes(folder: folder) { return .arkitscenes }
+    if let format = try ownFormat(folder) { return format }
+    if let (_, format) = try recognizedSubfolder(of: folder) { return format }
     throw RecordingError(
       file: folder,
       "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
         + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes) is there")
   }
 
-  /// Opens `folder` with the reader for `format` (detected when nil).
+  /// The one subfolder of `folder` that is a recording, with its layout, when `folder` is the folder
+  /// a dataset or an app ships its recording in (ARKitScenes' `{video}/{video}_frames`, the 3D
+  /// Scanner App's `All_Data`); nil when none or several are.
+  static func recognizedSubfolder(of folder: String) throws(RecordingError) -> (String, RecordingFormat)? {
+    guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
+    var found: [(String, RecordingFormat)] = []
+    for name in names.sorted() where !name.hasPrefix(".") {
+      let path = folder + "/" + name
+      guard ImporterFiles.isDirectory(path) else { continue }
+      if let format = try? ownFormat(path) { found.append((path, format)) }
+    }
+    return found.count == 1 ? found[0] : nil
+  }
+
+  /// The layout of `folder` itself (no subfolder looked into), or nil.
+  private static func ownFormat(_ folder: String) throws(RecordingError) -> RecordingFormat? {
+    if try InputFile.exists(folder + "/session.json") { return .arsim }
+    if try InputFile.exists(folder + "/rgb.txt") { return .tum }
+    if StrayScannerRecordingSource.recognizes(folder: folder) { return .stray }
+    if Record3DRecordingSource.recognizes(path: folder) { return .record3d }
+    if ARKitScenesRecordingSource.recognizes(folder: folder) { return .arkitscenes }
+    return nil
+  }
+
+  /// Opens `folder` with the reader for `format` (detected when nil: in `folder`, or in its one
+  /// subfolder that is a recording, ``recognizedSubfolder(of:)``).
   public static func open(
     folder: String, format: RecordingFormat? = nil, options: FrameSourceOptions = FrameSourceOptions()
   ) throws(RecordingError) -> any FrameSource {
+    var folder = folder
     let resolved: RecordingFormat
-    if let format { resolved = format } else { resolved = try detectFormat(folder: folder) }
-    switch resolved {
+    if let format {
+      resolved = format
+    } else {
+      resolved = try detectFormat(folder: folder)
+      if ImporterFiles.isDirectory(folder), try ownFormat(folder) == nil,
+        let (inner, _) = try recognizedSubfolder(of: folder)
+      {
+        folder = inner
+      }
+    }
+    let source = try reader(folder: folder, format: resolved, options: options)
+    return source.info.referenceKind == .arkit ? ARKitInitialisingPoses(source) : source
+  }
+
+  /// The reader for `format`.
+  private static func reader(folder: String, format: RecordingFormat, options: FrameSourceOptions)
+    throws(RecordingError) -> any FrameSource
+  {
+    switch format {
     case .arsim: return try ARSimRecordingSource(folder: folder, options: options)
     case .tum: return try TUMRecordingSource(folder: folder, options: options)
     case .stray: return try StrayScannerRecordingSource(folder: folder, options: options)

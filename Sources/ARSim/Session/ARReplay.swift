@@ -56,11 +56,12 @@ public final class ARReplay {
       finished = true
       return nil
     }
-    if frame.image == nil, !session.tracksWithoutImages {
+    if frame.image == nil, !session.tracksWithoutImages(info: source.info) {
       finished = true
       let error = RecordingError(
         file: source.info.path,
-        "the recording has no images (\(source.info.notes.first ?? "no colour frames")); replay it with --mode depth"
+        "frame \(frame.index) has no image (\(source.info.notes.first ?? "no colour frames")), and the "
+          + "configuration asks for tracking that reads images; depth-only tracking (--mode depth) reads none"
       )
       session.fail(error)
       throw error

@@ -199,8 +199,11 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Frames
 
-  /// Whether the configured tracking reads no images (depth-only), so image-less frames can be replayed.
-  package var tracksWithoutImages: Bool { locked { _configuration?.tracking.mode == .depth } }
+  /// Whether the configured tracking reads no images for the recording `info` (depth-only, asked
+  /// or chosen because the recording has none), so image-less frames can be replayed.
+  package func tracksWithoutImages(info: RecordingInfo) -> Bool {
+    locked { _configuration?.tracking.mode(for: info) == .depth }
+  }
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
@@ -211,7 +214,7 @@ public final class ARSession: @unchecked Sendable {
   ///
   /// With `next` (``ARReplay/tracksAhead``), the session may read the next frame with it and track it
   /// while this frame's planes are detected on the plane thread, when nothing before its tracking could
-  /// change what it reads (``aheadFrame(after:next:configuration:)``); that frame's `process` then takes
+  /// change what it reads (``aheadFrame(after:next:info:configuration:)``); that frame's `process` then takes
   /// the tracking done. Tracking reads nothing plane detection writes, so the outputs are the same.
   package func process(
     _ recorded: RecordedFrame, info: RecordingInfo, next: (() -> RecordedFrame?)? = nil
@@ -266,7 +269,9 @@ public final class ARSession: @unchecked Sendable {
           frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera)
       }
       let stage: PlaneStageOutput
-      if let next = next.flatMap({ aheadFrame(after: recorded, next: $0, configuration: configuration) }),
+      if let next = next.flatMap({
+        aheadFrame(after: recorded, next: $0, info: info, configuration: configuration)
+      }),
         let tracker
       {
         // This frame's planes on the plane thread, the next frame's tracking here (the lock held):
@@ -334,11 +339,12 @@ public final class ARSession: @unchecked Sendable {
   /// delegate (no interruption before it) and it can be tracked (images, unless depth-only). When it is
   /// not tracked, the frame read stays with the replay for the next step.
   private func aheadFrame(
-    after recorded: RecordedFrame, next: () -> RecordedFrame?, configuration: ARWorldTrackingConfiguration
+    after recorded: RecordedFrame, next: () -> RecordedFrame?, info: RecordingInfo,
+    configuration: ARWorldTrackingConfiguration
   ) -> RecordedFrame? {
     guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
     guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
-      frame.image != nil || configuration.tracking.mode == .depth
+      frame.image != nil || configuration.tracking.mode(for: info) == .depth
     else { return nil }
     return frame
   }

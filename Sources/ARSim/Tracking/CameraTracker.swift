@@ -129,7 +129,7 @@ package final class CameraTracker {
   /// `options` with the mode the recording `info` follows when they leave it open.
   private static func resolved(_ options: TrackerOptions, for info: RecordingInfo) -> TrackerOptions {
     var resolved = options
-    resolved.mode = options.mode ?? .following(info)
+    resolved.mode = options.mode(for: info)
     return resolved
   }
 

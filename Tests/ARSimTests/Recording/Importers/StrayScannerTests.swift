@@ -145,13 +145,20 @@ enum StrayLayout {
         && !text.contains("\n")
     }
 
+    // The default configuration follows the recording: depth without images is tracked depth-only.
+    let followed = try ARReplay(session: ARSession(), recording: missing)
+    followed.session.run(ARWorldTrackingConfiguration())
+    #expect(try followed.step() != nil)
+    // Tracking that reads images, asked for explicitly, is refused at the first image-less frame.
     let replay = try ARReplay(session: ARSession(), recording: missing)
-    replay.session.run(ARWorldTrackingConfiguration())
+    let rgbd = ARWorldTrackingConfiguration()
+    rgbd.tracking.mode = .rgbd
+    replay.session.run(rgbd)
     #expect {
       try replay.step()
     } throws: {
-      "\($0)".hasPrefix(missing + ": the recording has no images (no rgb.mp4")
-        && "\($0)".hasSuffix("--mode depth")
+      "\($0)".hasPrefix(missing + ": frame 0 has no image (no rgb.mp4")
+        && "\($0)".hasSuffix("depth-only tracking (--mode depth) reads none")
     }
   }
 
