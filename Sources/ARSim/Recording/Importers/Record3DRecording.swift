@@ -8,10 +8,10 @@ import Foundation
 ///   z back, in ARKit's gravity-aligned y-up world, whose origin need not be the first camera),
 ///   `frameTimestamps` (seconds from 0), `initPose` (same form).
 /// - Older app versions (2022) write no `dw`/`dh`: the depth size is inferred from the first depth
-///   file and the colour's aspect. Without `frameTimestamps`, frame i is at i / fps. Their poses are
-///   relative to the first camera (pose 0 is the identity) and `initPose` carries the gravity-aligned
-///   world: when pose 0 is the identity and `initPose` is not, every pose is composed with it. Each
-///   of these is said in ``RecordingInfo/notes``.
+///   file and the colour's aspect. Without `frameTimestamps`, frame i is at i / fps (to the
+///   microsecond). Their poses are relative to the first camera (pose 0 is the identity) and
+///   `initPose` carries the gravity-aligned world: when pose 0 is the identity and `initPose` is
+///   not, every pose is composed with it. Each of these is said in ``RecordingInfo/notes``.
 /// - Folder: `rgb/{i}.jpg`, `depth/{i}.exr` (metres; the app writes one HALF channel named `R`; see
 ///   ``ImageCodec/decodeFloat32(_:)`` for how the depth channel is chosen).
 /// - `.r3d`: `rgbd/{i}.jpg`, `rgbd/{i}.depth` (LZFSE-compressed float32 dh x dw, NaN = none),
@@ -331,11 +331,24 @@ struct Record3DMetadata {
     }
     let k = try numbers(root["K"], "K")
     guard k.count == 9 else { throw RecordingError(file: source, "'K' must hold 9 numbers, got \(k.count)") }
-    colour = CameraIntrinsics(
-      fx: k[0], fy: k[4], cx: k[6], cy: k[7], width: try int("w"), height: try int("h"))
+    // Image sizes within what the decoders take, so that sizes and byte counts derived from them
+    // cannot overflow.
+    func size(_ w: String, _ h: String) throws(RecordingError) -> (Int, Int) {
+      let (width, height) = (try int(w), try int(h))
+      guard width <= ImageCodec.maxDimension, height <= ImageCodec.maxDimension,
+        width * height <= ImageCodec.maxPixels
+      else {
+        throw RecordingError(
+          file: source,
+          "'\(w)' x '\(h)' is \(width)x\(height), more than the \(ImageCodec.maxDimension)-pixel side or"
+            + " \(ImageCodec.maxPixels) pixels accepted")
+      }
+      return (width, height)
+    }
+    let (width, height) = try size("w", "h")
+    colour = CameraIntrinsics(fx: k[0], fy: k[4], cx: k[6], cy: k[7], width: width, height: height)
     if root["dw"] != nil || root["dh"] != nil {
-      depthWidth = try int("dw")
-      depthHeight = try int("dh")
+      (depthWidth, depthHeight) = try size("dw", "dh")
     }
     fps = (root["fps"] as? NSNumber)?.doubleValue
     guard let list = root["poses"] as? [Any], !list.isEmpty else {
@@ -373,7 +386,8 @@ struct Record3DMetadata {
       guard let fps, fps > 0 else {
         throw RecordingError(file: source, "neither 'frameTimestamps' nor a positive 'fps'")
       }
-      timestamps = poses.indices.map { Double($0) / fps }
+      // To the microsecond, the precision the ARSim format writes: an import replays the same times.
+      timestamps = poses.indices.map { (Double($0) / fps * 1e6).rounded() / 1e6 }
       timestampsFromFPS = true
     }
   }

@@ -119,9 +119,9 @@ import Testing
     let initPose = RigidTransform(
       rotation: simd_quatd(vector: SIMD4(0.08418598, 0.25783416, -0.02255757, 0.96225019)),
       translation: SIMD3(0.5, 1.4, -0.3))
-    for i in 0..<3 {
+    for (i, microseconds) in [0, 16667, 33333].enumerated() {
       let frame = try #require(try source.nextFrame())
-      #expect(abs(frame.timestamp - Double(i) / 60) < 1e-12)
+      #expect(frame.timestamp == Double(microseconds) / 1e6)
       #expect(frame.depth?.metres.map(\.bitPattern) == Self.expectedDepth(frame: i).map(\.bitPattern))
       // World from the optical frame: initPose * (GL camera i) * (optical to GL: y and z flipped).
       let expected =
@@ -134,6 +134,30 @@ import Testing
       #expect(simd_length(pose.rotate(SIMD3(0, 0, -1)) - expected.rotate(SIMD3(0, 0, 1))) < 1e-9)
     }
     #expect(try source.nextFrame() == nil)
+  }
+
+  /// The real 2022 export (viser's record3d_dance): refused before for its missing dw/dh; its
+  /// depth size is 192x256 under 720x960 colour, frame 0 is initPose, and confidence decodes.
+  @Test(.enabled(if: Datasets.sharedExists("record3d-dance"))) func readsTheDance2022Export() throws {
+    var source = try Recording.open(folder: Datasets.shared + "/record3d-dance/dance.r3d")
+    #expect(source.info.frameCount == 330 && source.info.frameRate == 30 && source.info.notes.count == 3)
+    let depthK = try #require(source.info.depthIntrinsics)
+    #expect(depthK.width == 192 && depthK.height == 256)
+    for i in 0..<3 {
+      let frame = try #require(try source.nextFrame())
+      #expect(frame.timestamp == [0, 0.033333, 0.066667][i])
+      let depth = try #require(frame.depth)
+      #expect(depth.width == 192 && depth.height == 256)
+      #expect(depth.metres.filter(\.isFinite).count > 192 * 256 * 9 / 10)
+      let levels = try #require(frame.confidence).levels
+      #expect(levels.count == 192 * 256 && levels.allSatisfy { $0 <= 2 })
+      if i == 0 {
+        let pose = try #require(frame.groundTruth)
+        #expect(
+          simd_length(pose.translation - SIMD3(0.15852826833724976, 0.528523862361908, -0.33219146728515625))
+            < 1e-9)
+      }
+    }
   }
 
   /// The fuzzer's finding: a metadata member that inflates to gigabytes. Each member is refused
@@ -196,6 +220,23 @@ import Testing
     } throws: {
       "\($0)" == ambiguous + "/depth/0.exr: OpenEXR image has 2 channels (G, R) and none is named Z, D or"
         + " depth: which one is depth is ambiguous (expected one channel, or one named Z, D or depth)"
+    }
+  }
+
+  /// Sizes beyond what the decoders take are one line, before any size is multiplied.
+  @Test func sizesBeyondTheDecodersAreRefused() throws {
+    let out = try Self.exrFolder { _, depth in [("R", depth)] }
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let metadata = """
+      {"w": 32, "h": 24, "dw": 4611686018427387904, "dh": 12, "K": [30, 0, 0, 0, 30, 0, 15.5, 11.5, 1],
+       "fps": 60, "poses": [[0, 0, 0, 1, 0, 1.5, 0.2]]}
+      """
+    try metadata.write(toFile: out + "/metadata.json", atomically: true, encoding: .utf8)
+    #expect {
+      _ = try Recording.open(folder: out)
+    } throws: {
+      "\($0)" == out + "/metadata.json: 'dw' x 'dh' is 4611686018427387904x12, more than the 16384-pixel side"
+        + " or 67108864 pixels accepted"
     }
   }
 
