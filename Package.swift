@@ -10,6 +10,9 @@ import PackageDescription
 // libzip (`libzip-dev`) reads Record3D's .r3d archives; it has a plain C API of its own.
 // libdeflate (`libdeflate-dev`) and libjpeg-turbo (`libjpeg-dev`) decode PNG and JPEG inside CVision
 // (faster than OpenCV's codecs, and silent: no stderr redirection while other threads run).
+// OpenEXR's C library (`libopenexr-dev`, pkg-config `OpenEXR`; only its C core, libOpenEXRCore, is
+// linked, through the unversioned name that package installs) decodes and encodes depth EXRs
+// inside CVision, from memory; its headers are in the compiler's default include path.
 // FFmpeg's libraries (`libavformat-dev`, `libavcodec-dev`, `libswscale-dev`) read and write video
 // inside CVision: grey frames straight from the decoded luma, HEVC written at a set quality. Their
 // headers are in the compiler's default include path; the libraries are not linked but loaded on
@@ -76,7 +79,7 @@ let package = Package(
       name: "CVision",
       dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG"],
       cxxSettings: [.define("EIGEN_MPL2_ONLY")],
-      linkerSettings: [.linkedLibrary("m")]
+      linkerSettings: [.linkedLibrary("m"), .linkedLibrary("OpenEXRCore")]
     ),
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),

@@ -2,6 +2,7 @@
 """Writes LZFSE test vectors with Apple's reference encoder (the pyliblzfse binding).
 
 Usage: ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-fixtures.txt Tools/python.sh Tools/make_lzfse_vectors.py
+(or any Python with pyliblzfse installed)
 
 Writes Tests/Fixtures/lzfse/NAME.lzfse and manifest.txt (`name raw_bytes fnv1a64 blocks`): the
 decoded length and FNV-1a 64-bit hash of the original bytes, and the block kinds the stream holds.
@@ -132,6 +133,14 @@ def main() -> None:
         "words-multiblock": " ".join(rng.choice(words) for _ in range(20000)).encode(),
         "words-lzvn": " ".join(rng.choice(words) for _ in range(700)).encode()[:4000],
         "confidence-256x192": confidence_frame(rng),
+        # Entropy payloads shorter than the bit stream's 8-byte initial read: all-equal confidence
+        # maps and the smallest v2 block (no literal payload at all), and 1- and 5-byte literal
+        # payloads (periodic bytes).
+        "confidence-zeros-256x192": bytes(256 * 192),
+        "confidence-twos-256x192": bytes([2]) * (256 * 192),
+        "zeros-4096": bytes(4096),
+        "period2-10000": b"ab" * 5000,
+        "period8-8000": b"abcdefgh" * 1000,
     }
     os.makedirs(OUT, exist_ok=True)
     lines = ["# name raw_bytes fnv1a64 blocks (made by Tools/make_lzfse_vectors.py with pyliblzfse)"]

@@ -56,7 +56,7 @@ enum FuzzFixture {
       try ImageCodec.writeDepth16(
         width: 16, height: 12, values: small, to: "\(folder)/stray/depth/00000\(i).png")
       try ImageCodec.write(colour, to: "\(folder)/record3d/rgb/\(i).jpg")
-      try ImageCodec.writeFloat32(
+      try ImageCodec.writeEXRDepth(  // as the app writes it: one HALF channel named R
         width: 16, height: 12, values: small.map { Float($0) * 0.001 },
         to: "\(folder)/record3d/depth/\(i).exr")
       let stem = "\(folder)/arkitscenes/lowres_%@/v_0.\(i)00.png"

@@ -43,6 +43,8 @@ enum FuzzTarget: String, CaseIterable {
   case record3d
   /// A whole Record3D `.r3d` file (a zip, through libzip: metadata, JPEG, LZFSE depth and confidence).
   case r3d
+  /// `depth/0.exr` of a Record3D EXR+JPG export folder (OpenEXR depth through OpenEXR's library).
+  case exr
   /// An ARKitScenes video folder: the first byte picks `lowres_wide.traj` or the first frame's
   /// `.pincam`, the rest is its content.
   case arkitscenes
@@ -61,6 +63,7 @@ enum FuzzTarget: String, CaseIterable {
     case .tum: ("tum", ["rgb.txt", "depth.txt", "accelerometer.txt", "intrinsics.txt"])
     case .stray: ("stray", ["odometry.csv", "camera_matrix.csv", "imu.csv"])
     case .record3d: ("record3d", ["metadata.json"])
+    case .exr: ("record3d", ["depth/0.exr"])
     case .arkitscenes: ("arkitscenes", ["lowres_wide.traj", "lowres_wide_intrinsics/v_0.000.pincam"])
     default: nil
     }
@@ -137,7 +140,7 @@ final class FuzzHarness {
       return
     }
     switch target {
-    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .arkitscenes:
+    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .exr, .arkitscenes:
       preconditionFailure("read through the fixture above")
     case .planes:
       let path = folder + "/planes.json"

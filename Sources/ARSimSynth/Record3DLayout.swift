@@ -4,9 +4,9 @@ import Foundation
 
 /// Record3D's exports, as the app writes them, in either form:
 ///
-/// - the EXR+JPG folder: `metadata.json`, `rgb/{i}.jpg`, `depth/{i}.exr` (metres; one 32-bit
-///   float channel, where the app writes half floats: the reader takes both, and float keeps the
-///   rendered depth exact);
+/// - the EXR+JPG folder: `metadata.json`, `rgb/{i}.jpg`, `depth/{i}.exr` (metres, 0 = none), as
+///   the app writes it: one HALF channel named `R` (depth rounded to half floats: 11 significant
+///   bits, about 1 mm at 1 to 2 m);
 /// - the `.r3d` file (`OUT/recording.r3d`, a zip): `metadata`, `rgbd/{i}.jpg`,
 ///   `rgbd/{i}.depth` (float32 metres, NaN = none) and `rgbd/{i}.conf` (uint8 confidence), both
 ///   LZFSE streams of stored blocks (``LZFSE/encodeStored(_:)``: valid LZFSE, uncompressed).
@@ -41,7 +41,11 @@ struct Record3DSink: SessionSink {
     frameRate = scene.frameRate
     self.quality = quality
     if archive {
-      try PhoneFiles.makeFolders(folder, [])
+      do {  // the folder that holds the archive, with its parents, as the other layouts make theirs
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+      } catch {
+        throw RecordingError(file: folder, "cannot be created: \(error.localizedDescription)")
+      }
       self.archive = try ZipWriter(path: folder + "/" + Self.archiveName)
     } else {
       try PhoneFiles.makeFolders(folder, ["rgb", "depth"])
@@ -65,9 +69,9 @@ struct Record3DSink: SessionSink {
       try write(frame.image, to: folder + "/rgb/\(i).jpg")
       let path = folder + "/depth/\(i).exr"
       do {
-        try ImageCodec.writeFloat32(
+        try ImageCodec.writeEXRDepth(
           width: depth.width, height: depth.height,
-          values: depth.metres.map { $0.isFinite && $0 > 0 ? $0 : 0 }, to: path)
+          values: depth.metres.map { $0.isFinite && $0 > 0 ? $0 : 0 }, channel: "R", type: .half, to: path)
       } catch {
         throw RecordingError(file: path, error.message)
       }

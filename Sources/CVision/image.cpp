@@ -1,5 +1,5 @@
-// Image decoding and encoding: cv_image_decode (PNG and JPEG through codecs.cpp, OpenEXR through
-// OpenCV), cv_image_write, cv_set_num_threads.
+// Image decoding and encoding: cv_image_decode (PNG and JPEG through codecs.cpp, OpenEXR depth
+// through exr_decode.cpp, other OpenEXR through OpenCV), cv_image_write, cv_set_num_threads.
 
 #include <dlfcn.h>
 
@@ -14,6 +14,7 @@
 
 #include "codecs.hpp"
 #include "cvision.h"
+#include "exr_decode.hpp"
 #include "exr_header.hpp"
 #include "status.hpp"
 
@@ -249,15 +250,10 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       check_dimensions("OpenEXR", exr.width, exr.height);
       check_dimensions("OpenEXR displayWindow", exr.display_width, exr.display_height);
       cvision::check_exr_chunks(exr, data, size);
-      // OpenCV converts UINT samples to float numerically: integer data would pass as depth.
+      // Depth is one channel chosen by name and decoded by OpenEXR's own library (exr_decode.cpp).
       if (mode == CV_DECODE_FLOAT32) {
-        if (exr.channels.size() != 1) {
-          fail(CV_ERR_DECODE, "expected a single-channel float image, got an OpenEXR image with %zu channels",
-               exr.channels.size());
-        }
-        if (exr.channels[0].pixel_type == 0) {
-          fail(CV_ERR_DECODE, "expected a single-channel float image, got OpenEXR UINT (32-bit integer) samples");
-        }
+        cvision::decode_exr_depth(data, size, exr, out, capacity, info);
+        return CV_OK;
       }
       width = int(exr.width);
       height = int(exr.height);

@@ -103,8 +103,9 @@ final class ReplayLog: ARSessionDelegate {
     return archive ? folder + "/recording.r3d" : folder
   }
 
-  /// The reader gives back the rendered ground truth exactly (to the printed precision).
-  static func expectSameReference(_ path: String, _ arsim: String) throws {
+  /// The reader gives back the rendered ground truth exactly (to the printed precision), and the
+  /// depth as `depth` makes it of the ARSim format's.
+  static func expectSameReference(_ path: String, _ arsim: String, depth: (Float) -> Float = { $0 }) throws {
     var a = try Recording.open(folder: path)
     var b = try Recording.open(folder: arsim)
     while let x = try a.nextFrame() {
@@ -114,7 +115,7 @@ final class ReplayLog: ARSessionDelegate {
       let q = try #require(y.groundTruth)
       #expect(simd_length(p.translation - q.translation) < 1e-8)
       #expect(simd_length((p.inverse * q).rotation.imag) < 1e-8)
-      #expect(x.depth?.metres.map(\.bitPattern) == y.depth?.metres.map(\.bitPattern))
+      #expect(x.depth?.metres.map(\.bitPattern) == y.depth?.metres.map { depth($0).bitPattern })
     }
     #expect(try b.nextFrame() == nil)
   }
@@ -158,9 +159,10 @@ final class ReplayLog: ARSessionDelegate {
     print("stray vs arsim: rgbd through HEVC at 640x480, worst \(rgbd) m")
   }
 
-  @Test(arguments: [false, true]) func record3DReplaysLikeTheARSimFormat(archive: Bool) throws {
+  /// The `.r3d` file holds float32 depth: the same replay as the ARSim format.
+  @Test func record3DArchiveReplaysLikeTheARSimFormat() throws {
     let scene = try Self.scene(imu: false)
-    let record3d = try Self.generate(scene, .record3d, archive: archive)
+    let record3d = try Self.generate(scene, .record3d, archive: true)
     // The same JPEG bytes (same encoder and quality) and the same float depth.
     let arsim = try Self.generate(scene, .arsim, depth: .exrFloat)
     #expect(try Recording.detectFormat(folder: record3d) == .record3d)
@@ -168,7 +170,47 @@ final class ReplayLog: ARSessionDelegate {
     let rgbd = ReplayLog.difference(
       try ReplayLog.replay(record3d, mode: .rgbd), try ReplayLog.replay(arsim, mode: .rgbd), tolerance: 1e-6)
     #expect(rgbd <= 1e-6)
-    print("record3d (\(archive ? "r3d" : "folder")) vs arsim: rgbd \(rgbd) m")
+    print("record3d (r3d) vs arsim: rgbd \(rgbd) m")
+  }
+
+  /// The EXR+JPG folder holds depth as the app writes it, one HALF channel named R: the depth read
+  /// back is the ARSim format's rounded to half floats, and the replay stays within
+  /// `halfDepthTolerance` of the float-depth one.
+  @Test func record3DFolderReplaysLikeTheARSimFormat() throws {
+    let scene = try Self.scene(imu: false)
+    let record3d = try Self.generate(scene, .record3d)
+    let arsim = try Self.generate(scene, .arsim, depth: .exrFloat)
+    #expect(try Recording.detectFormat(folder: record3d) == .record3d)
+    try Self.expectSameReference(record3d, arsim) { $0.isNaN ? $0 : Float(Float16($0)) }
+    let a = try ReplayLog.replay(record3d, mode: .rgbd)
+    let b = try ReplayLog.replay(arsim, mode: .rgbd)
+    #expect(a.frames.count == b.frames.count && !a.frames.isEmpty)
+    var worst = 0.0
+    for (x, y) in zip(a.frames, b.frames) {
+      #expect(x.index == y.index && x.state == y.state)
+      worst = max(worst, Double(simd_length(x.transform.columns.3 - y.transform.columns.3)))
+    }
+    #expect(worst <= Self.halfDepthTolerance)
+    print("record3d (folder, half depth) vs arsim: rgbd \(worst) m")
+  }
+
+  /// How far (metres) a replay of half-float depth may move from the float-depth one.
+  static let halfDepthTolerance = 0.002
+
+  /// `arsim generate --format r3d` into a folder that does not exist yet, as every other layout.
+  @Test func record3DArchiveCreatesItsFolder() throws {
+    var scene = try Self.scene(imu: false)
+    scene.duration = 0.2
+    let folder = RecordingFixtures.temporaryFolder("phone-r3d-new") + "/new/deeper"
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    var options = GenerationOptions()
+    options.format = .record3d
+    options.record3DArchive = true
+    _ = try SessionGenerator.generate(
+      try SceneRenderer(scene: scene, source: "tabletop"), to: folder, options: options)
+    var source = try Recording.open(folder: folder + "/recording.r3d")
+    #expect(source.info.frameCount == scene.frameCount && scene.frameCount > 1)
+    #expect(try source.nextFrame()?.depth != nil)
   }
 
   @Test func arkitScenesReplaysLikeTheARSimFormat() throws {

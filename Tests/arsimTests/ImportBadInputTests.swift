@@ -30,9 +30,7 @@ import Testing
       let folder = try ImportCommandTests.generate("record3d", frames: 3)
       let exr = folder + "/depth/1.exr"
       try retypeToUInt(exr)
-      return (
-        folder, exr + ": expected a single-channel float image, got OpenEXR UINT (32-bit integer) samples"
-      )
+      return (folder, exr + ": OpenEXR depth channel 'R' holds UINT samples, not HALF or FLOAT")
     },
     Damaged(name: "odometry row referencing a missing frame") {
       let folder = try ImportCommandTests.generate("stray", frames: 5)
@@ -55,17 +53,13 @@ import Testing
     },
   ]
 
-  /// Changes a single-channel EXR's pixel type from FLOAT to UINT in place (same sample size, so
-  /// the file stays intact otherwise): depth that is not floating point, of the right size.
+  /// Rewrites a depth EXR (the app's HALF channel R) with the same values as UINT samples: depth
+  /// that is not floating point, of the right size.
   static func retypeToUInt(_ path: String) throws {
-    var bytes = [UInt8](try #require(FileManager.default.contents(atPath: path)))
-    let marker = Array("chlist".utf8) + [0]
-    let at = try #require(
-      (0...(bytes.count - marker.count)).first { Array(bytes[$0..<$0 + marker.count]) == marker })
-    // After the type name: the attribute size (4 bytes), the channel name "Y\0", the pixel type.
-    let type = at + marker.count + 4 + 2
-    #expect(bytes[type] == 2, "the channel is FLOAT")
-    bytes[type] = 0
+    let decoded = try ImageCodec.decodeFloat32(
+      [UInt8](try #require(FileManager.default.contents(atPath: path))))
+    let bytes = try ImageCodec.encodeEXR(
+      width: decoded.width, height: decoded.height, channels: [("R", decoded.values)], type: .uint)
     try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
 

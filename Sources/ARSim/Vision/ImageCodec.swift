@@ -1,4 +1,5 @@
 internal import CVision
+import Foundation
 
 /// Decodes and writes image files through OpenCV.
 ///
@@ -83,9 +84,11 @@ package enum ImageCodec {
     try decode(data, mode: Int32(CV_DECODE_DEPTH16), as: UInt16.self)
   }
 
-  /// Decodes a single-channel float image (OpenEXR, half or full float) into 32-bit floats,
-  /// row-major. Anything else (several channels, integer data) is rejected with a `.decode` error
-  /// naming its type.
+  /// Decodes the depth channel of an OpenEXR image (HALF or FLOAT samples) into 32-bit floats,
+  /// row-major, with OpenEXR's own library. The depth channel is a lone channel whatever its name
+  /// (Record3D writes `R`), or among several the one named `Z`, `D` or `depth` (any case) when
+  /// exactly one is. Several candidates, UINT samples or PNG/JPEG data are a `.decode` error
+  /// naming what was found.
   package static func decodeFloat32(_ data: [UInt8]) throws(VisionError) -> (
     width: Int, height: Int, values: [Float]
   ) {
@@ -134,6 +137,87 @@ package enum ImageCodec {
     let bytes = values.withUnsafeBytes { [UInt8]($0) }
     try write(
       pixels: bytes, width: width, height: height, channels: 1, bytesPerChannel: 4, path: path, quality: 0)
+  }
+
+  /// How OpenEXR stores a channel's samples.
+  package enum EXRSampleType: Int32, Sendable {
+    /// 32-bit unsigned integers (not depth: the decoder refuses them).
+    case uint = 0
+    /// 16-bit IEEE half floats, as Record3D's EXR export writes depth.
+    case half = 1
+    /// 32-bit IEEE floats.
+    case float = 2
+  }
+
+  /// OpenEXR's lossless compressions that ``encodeEXR(width:height:channels:type:compression:)``
+  /// writes.
+  package enum EXRCompression: Int32, Sendable {
+    /// Stored as is.
+    case none = 0
+    /// Run-length encoding.
+    case rle = 1
+    /// Deflate, one scanline per chunk.
+    case zips = 2
+    /// Deflate, 16 scanlines per chunk.
+    case zip = 3
+    /// Wavelet and Huffman coding, 32 scanlines per chunk.
+    case piz = 4
+  }
+
+  /// Encodes channels of `width * height` samples each (row-major) as single-part scanline OpenEXR
+  /// data, with OpenEXR's own library. Every channel is stored as `type`: `.half` rounds to the
+  /// nearest half float (beyond 65504: infinity), `.uint` truncates (NaN and negatives: 0). OpenEXR
+  /// lists channels sorted by name.
+  package static func encodeEXR(
+    width: Int, height: Int, channels: [(name: String, values: [Float])], type: EXRSampleType,
+    compression: EXRCompression = .zip
+  ) throws(VisionError) -> [UInt8] {
+    guard !channels.isEmpty, channels.allSatisfy({ $0.values.count == width * height }) else {
+      throw .invalidArgument(
+        "each of the \(channels.count) channels must hold width * height (\(width) x \(height)) values")
+    }
+    let w = try VisionError.int32(width, "width")
+    let h = try VisionError.int32(height, "height")
+    let values = channels.flatMap(\.values)
+    let names = channels.map { strdup($0.name) }
+    defer { for name in names { free(name) } }
+    var status = cv_status()
+    var size = 0
+    // Pixels, a chunk header per scanline, the offset table and the header: enough for the stored
+    // form, which OpenEXR falls back to when compression does not help.
+    var capacity = values.count * (type == .half ? 2 : 4) + height * 16 + 4096 + 300 * channels.count
+    for _ in 0..<2 {
+      var code = Int32(CV_OK)
+      let bytes = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        code = values.withUnsafeBufferPointer { input in
+          names.map { UnsafePointer($0) }.withUnsafeBufferPointer { nameList in
+            cv_exr_encode(
+              input.baseAddress, w, h, nameList.baseAddress, Int32(channels.count), type.rawValue,
+              compression.rawValue, buffer.baseAddress, buffer.count, &size, &status)
+          }
+        }
+        initialized = code == Int32(CV_OK) ? size : 0
+      }
+      if code == Int32(CV_ERR_BUFFER_TOO_SMALL) {
+        capacity = size
+        continue
+      }
+      try VisionError.check(code, status)
+      return bytes
+    }
+    throw VisionError(code: Int32(CV_ERR_INTERNAL), message: "OpenEXR encoder size changed between calls")
+  }
+
+  /// Writes one depth channel named `channel` as an OpenEXR file, the way Record3D's EXR export
+  /// does by default (one HALF channel named `R`, ZIP compression).
+  package static func writeEXRDepth(
+    width: Int, height: Int, values: [Float], channel: String = "R", type: EXRSampleType = .half,
+    to path: String
+  ) throws(VisionError) {
+    let bytes = try encodeEXR(width: width, height: height, channels: [(channel, values)], type: type)
+    guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+      throw VisionError(code: Int32(CV_ERR_IO), message: "could not write image to \(path)")
+    }
   }
 
   // MARK: Implementation

@@ -93,6 +93,26 @@ typedef struct cv_image_info {
 int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
                         size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
 
+/// OpenEXR sample types for cv_exr_encode (the file format's own codes).
+enum { CV_EXR_UINT = 0, CV_EXR_HALF = 1, CV_EXR_FLOAT = 2 };
+
+/// Encodes `channel_count` (1...8) channels of `width` x `height` samples as single-part scanline
+/// OpenEXR data (OpenEXR's own library, in memory) into `out`. `values` holds the channels one after
+/// another, each row-major; channel i is named `names[i]` (1...255 bytes, distinct) and every
+/// channel is stored as `pixel_type`: HALF rounds to the nearest half float (beyond 65504:
+/// infinity), UINT truncates (NaN and negatives: 0). `compression` is OpenEXR's code: 0 NONE, 1 RLE,
+/// 2 ZIPS, 3 ZIP, 4 PIZ. `*size` receives the bytes the data takes; when `capacity` is smaller,
+/// returns CV_ERR_BUFFER_TOO_SMALL without writing `out`. Out-of-range arguments give
+/// CV_ERR_INVALID_ARGUMENT.
+///
+/// cv_image_decode reads such data back in mode CV_DECODE_FLOAT32 through the same library: the
+/// depth channel is a lone channel whatever its name, or among several the one named Z, D or depth
+/// (any case) when exactly one is (else CV_ERR_DECODE naming the channels); HALF or FLOAT samples
+/// (UINT is refused), HALF widened exactly.
+int32_t cv_exr_encode(const float *values, int32_t width, int32_t height, const char *const *names,
+                      int32_t channel_count, int32_t pixel_type, int32_t compression, uint8_t *out,
+                      size_t capacity, size_t *size, cv_status *status) CVISION_NOEXCEPT;
+
 /// Makes the process-wide settings the decoders need once (OpenCV's logger silenced, its
 /// environment settings for FFmpeg, image limits and OpenEXR set), so that a decode on another
 /// thread later changes no environment variable while this one may read it. Call it before the

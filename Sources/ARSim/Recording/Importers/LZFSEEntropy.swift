@@ -111,16 +111,28 @@ struct BackwardBitStream {
   private var accumulator: UInt64
   private var count: Int
 
+  /// The first read takes the payload's last 7 bytes (`finalBits` 0) or 8. A payload may be shorter
+  /// than that, down to no bytes at all (a table of one symbol codes it in zero bits, as Apple's
+  /// encoder writes for an all-equal confidence map): the reference decoder then reads the bytes
+  /// before the payload, whose bits a valid stream never uses; here they read as zero, and
+  /// ``checkNotOverrun()`` tells whether any were consumed.
   /// - Parameter finalBits: the encoder's final bit count adjustment, -7...0, from the block header.
   init(data: UnsafeBufferPointer<UInt8>, start: Int, end: Int, finalBits: Int) throws(LZFSEError) {
     self.data = data
     self.start = start
     let bytes = finalBits == 0 ? 7 : 8
-    guard finalBits >= -7, finalBits <= 0, end - start >= bytes else {
-      throw LZFSEError(offset: start, "entropy-coded payload of \(end - start) bytes is too short")
+    guard finalBits >= -7, finalBits <= 0, end >= start else {
+      throw LZFSEError(
+        offset: start, "entropy-coded payload (bit count adjustment \(finalBits)) is malformed")
     }
     position = end - bytes
-    accumulator = Self.load(data, at: position, bytes: bytes)
+    if position >= start {
+      accumulator = Self.load(data, at: position, bytes: bytes)
+    } else if end > start {
+      accumulator = Self.load(data, at: start, bytes: end - start) << UInt64(8 * (start - position))
+    } else {
+      accumulator = 0
+    }
     count = finalBits + (finalBits == 0 ? 56 : 64)
     guard accumulator >> UInt64(count) == 0 else {
       throw LZFSEError(offset: end, "entropy-coded payload has stray bits at its end")

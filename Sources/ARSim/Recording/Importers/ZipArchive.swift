@@ -28,9 +28,18 @@ final class ZipArchive {
   /// Whether the archive holds a member called `name`.
   func contains(_ name: String) -> Bool { zip_name_locate(handle, name, 0) >= 0 }
 
+  /// The number of members (directories included).
+  var memberCount: Int { max(0, Int(zip_get_num_entries(handle, 0))) }
+
   /// The bytes of member `name`, or nil when there is no such member.
-  /// - Throws: ``RecordingError`` naming `archive:member` when it cannot be read (bad CRC, damage).
-  func read(_ name: String) throws(RecordingError) -> [UInt8]? {
+  ///
+  /// `limit` is the most bytes the member can hold given what it must contain (`what`, for the
+  /// error): a member whose central directory declares more is refused before anything is
+  /// inflated, and inflating stops at the declared size, so at most `limit` bytes are allocated
+  /// whatever the compressed stream holds.
+  /// - Throws: ``RecordingError`` naming `archive:member` when it is larger than `limit` or cannot
+  ///   be read (bad CRC, damage).
+  func read(_ name: String, limit: Int, _ what: String) throws(RecordingError) -> [UInt8]? {
     let index = zip_name_locate(handle, name, 0)
     guard index >= 0 else { return nil }
     var stat = zip_stat_t()
@@ -38,7 +47,11 @@ final class ZipArchive {
     guard zip_stat_index(handle, zip_uint64_t(index), 0, &stat) == 0,
       stat.valid & zip_uint64_t(ZIP_STAT_SIZE) != 0
     else { throw RecordingError(file: path + ":" + name, "cannot be examined: \(archiveError())") }
-    guard stat.size < 1 << 31 else { throw RecordingError(file: path + ":" + name, "is larger than 2 GiB") }
+    guard stat.size <= UInt64(max(0, min(limit, Int(Int32.max)))) else {
+      throw RecordingError(
+        file: path + ":" + name,
+        "declares \(stat.size) bytes uncompressed, more than the \(limit) that \(what) can take")
+    }
     guard let file = zip_fopen_index(handle, zip_uint64_t(index), 0) else {
       throw RecordingError(file: path + ":" + name, "cannot be opened: \(archiveError())")
     }

@@ -67,6 +67,31 @@ import Testing
       String(decoding: text, as: UTF8.self).hasPrefix("Stray Scanner, Record3D and ARKitScenes recordings"))
   }
 
+  /// Apple's encoder codes an all-equal map's literals in zero bits and periodic bytes in a few:
+  /// entropy payloads shorter than the bit stream's first 8-byte read decode to what was encoded.
+  @Test func shortEntropyPayloadsDecode() throws {
+    let cases: [(name: String, raw: [UInt8], literalPayload: Int)] = [
+      ("confidence-zeros-256x192", [UInt8](repeating: 0, count: 256 * 192), 0),
+      ("confidence-twos-256x192", [UInt8](repeating: 2, count: 256 * 192), 0),
+      ("zeros-4096", [UInt8](repeating: 0, count: 4096), 0),
+      ("period2-10000", Array(String(repeating: "ab", count: 5000).utf8), 1),
+      ("period8-8000", Array(String(repeating: "abcdefgh", count: 1000).utf8), 5),
+    ]
+    for c in cases {
+      let stream = Self.stream(c.name)
+      // v2 header: the literal payload's byte count is bits 20..<40 of the first packed field.
+      let packed = stream[8..<16].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+      #expect(Array(stream[0..<4]) == Array("bvx2".utf8), "\(c.name)")
+      #expect(Int(packed >> 20 & 0xfffff) == c.literalPayload, "\(c.name)")
+      #expect(try LZFSE.decode(stream) == c.raw, "\(c.name)")
+      for cut in [stream.count - 5, stream.count - 12, 40] {
+        #expect(throws: LZFSEError.self, "\(c.name) cut at \(cut)") {
+          try LZFSE.decode(Array(stream[..<cut]))
+        }
+      }
+    }
+  }
+
   @Test(arguments: [
     "text-lzvn", "depth-128x96", "v1-confidence-256x192", "random-stored", "words-multiblock",
   ])
