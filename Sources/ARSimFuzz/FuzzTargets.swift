@@ -46,6 +46,9 @@ enum FuzzTarget: String, CaseIterable {
   /// An ARKitScenes video folder: the first byte picks `lowres_wide.traj` or the first frame's
   /// `.pincam`, the rest is its content.
   case arkitscenes
+  /// A 3D Scanner App "All Data" export (read through its parent folder): the first byte picks the
+  /// first or the second frame's `frame_NNNNN.json` or `info.json`, the rest is its content.
+  case scanner3d
   /// ARSim's world map file (`ARWorldMap(data:)`); a map it reads must write back as the same bytes.
   case worldmap
 
@@ -62,6 +65,8 @@ enum FuzzTarget: String, CaseIterable {
     case .stray: ("stray", ["odometry.csv", "camera_matrix.csv", "imu.csv"])
     case .record3d: ("record3d", ["metadata.json"])
     case .arkitscenes: ("arkitscenes", ["lowres_wide.traj", "lowres_wide_intrinsics/v_0.000.pincam"])
+    case .scanner3d:
+      ("scanner3d", ["All_Data/frame_00000.json", "All_Data/frame_00001.json", "All_Data/info.json"])
     default: nil
     }
   }
@@ -137,7 +142,7 @@ final class FuzzHarness {
       return
     }
     switch target {
-    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .arkitscenes:
+    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .arkitscenes, .scanner3d:
       preconditionFailure("read through the fixture above")
     case .planes:
       let path = folder + "/planes.json"

@@ -199,8 +199,11 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Frames
 
-  /// Whether the configured tracking reads no images (depth-only), so image-less frames can be replayed.
-  package var tracksWithoutImages: Bool { locked { _configuration?.tracking.mode == .depth } }
+  /// Whether the configured tracking reads no images (depth-only: set, or followed from `info` when the
+  /// configuration leaves the mode to the recording), so image-less frames can be replayed.
+  package func tracksWithoutImages(_ info: RecordingInfo) -> Bool {
+    locked { _configuration.map { ($0.tracking.mode ?? .following(info)) == .depth } ?? false }
+  }
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
   /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
@@ -338,7 +341,7 @@ public final class ARSession: @unchecked Sendable {
   ) -> RecordedFrame? {
     guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
     guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
-      frame.image != nil || configuration.tracking.mode == .depth
+      frame.image != nil || tracker?.mode == .depth
     else { return nil }
     return frame
   }

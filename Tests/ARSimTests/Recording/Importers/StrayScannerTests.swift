@@ -145,8 +145,11 @@ enum StrayLayout {
         && !text.contains("\n")
     }
 
+    // Without images the mode the recording asks for is depth-only; RGB-D asked for cannot replay it.
     let replay = try ARReplay(session: ARSession(), recording: missing)
-    replay.session.run(ARWorldTrackingConfiguration())
+    let rgbd = ARWorldTrackingConfiguration()
+    rgbd.tracking.mode = .rgbd
+    replay.session.run(rgbd)
     #expect {
       try replay.step()
     } throws: {
