@@ -245,6 +245,55 @@ enum Scanner3DFixture {
     #expect(worstTilt < 1)
   }
 
+  /// The real export's K is for the 1920x1440 colour, and scaled to 256x192 it registers the depth:
+  /// depth edges (the strongest 5% of log-depth gradients) lie on image edges, and on the strongest
+  /// when not moved, of all offsets up to 3 depth pixels.
+  @Test(.enabled(if: Datasets.sharedExists("scanner3d-corridor")))
+  func depthRegistersToTheColourImage() throws {
+    var source = try Recording.open(folder: Datasets.shared + "/scanner3d-corridor")
+    let reach = 3
+    var scores = [Double](repeating: 0, count: (2 * reach + 1) * (2 * reach + 1))
+    while let frame = try source.nextFrame() {
+      guard frame.index % 9 == 0, let image = frame.image?.gray, let depth = frame.depth else { continue }
+      let (w, h) = (depth.width, depth.height)
+      let scale = Double(image.width) / Double(w)
+      // The image at the depth's resolution: the mean of the 7x7 block around each depth pixel's centre.
+      var small = [Double](repeating: 0, count: w * h)
+      for y in 0..<h {
+        for x in 0..<w {
+          let (cx, cy) = (Int((Double(x) + 0.5) * scale), Int((Double(y) + 0.5) * scale))
+          var sum = 0
+          for v in max(0, cy - 3)...min(image.height - 1, cy + 3) {
+            for u in max(0, cx - 3)...min(image.width - 1, cx + 3) {
+              sum += Int(image.pixels[v * image.width + u])
+            }
+          }
+          small[y * w + x] = Double(sum)
+        }
+      }
+      func gradient(_ values: [Double], _ x: Int, _ y: Int) -> Double {
+        let gx = values[y * w + x + 1] - values[y * w + x - 1]
+        let gy = values[(y + 1) * w + x] - values[(y - 1) * w + x]
+        return (gx * gx + gy * gy).squareRoot()
+      }
+      let logDepth = depth.metres.map { $0.isFinite ? log(Double(max($0, 0.1))) : 0 }
+      var edges: [(x: Int, y: Int, strength: Double)] = []
+      for y in (reach + 1)..<(h - reach - 1) {
+        for x in (reach + 1)..<(w - reach - 1) { edges.append((x, y, gradient(logDepth, x, y))) }
+      }
+      edges.sort { $0.strength > $1.strength }
+      for (x, y, _) in edges.prefix(edges.count / 20) {
+        for dy in -reach...reach {
+          for dx in -reach...reach {
+            scores[(dy + reach) * (2 * reach + 1) + dx + reach] += gradient(small, x + dx, y + dy)
+          }
+        }
+      }
+    }
+    let best = try #require(scores.indices.max { scores[$0] < scores[$1] })
+    #expect(best == reach * (2 * reach + 1) + reach, "best offset \(best % 7 - reach), \(best / 7 - reach)")
+  }
+
   /// The normal (pointing up, unit) of the plane fitted to the lowest fifth of the frame's
   /// high-confidence depth points in the world, or nil without enough points.
   static func floorNormal(_ frame: RecordedFrame, pose: RigidTransform, info: RecordingInfo) -> SIMD3<Double>?
