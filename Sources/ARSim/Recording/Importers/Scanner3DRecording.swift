@@ -30,6 +30,8 @@ public struct Scanner3DRecordingSource: FrameSource {
   private let options: FrameSourceOptions
   /// The frames' file stems (`NNNNN`) in order.
   private let stems: [String]
+  /// The first frame's K as recorded (each frame's must stay near it, whatever `--intrinsics` says).
+  private let recordedIntrinsics: CameraIntrinsics
   private var next = 0
   private var lastTime = -Double.infinity
 
@@ -126,9 +128,10 @@ public struct Scanner3DRecordingSource: FrameSource {
       colourSize = (0, 0)
     }
     let firstPath = folder + "/frame_" + first.stem + ".json"
-    var intrinsics = try Scanner3DFrameFile(
+    recordedIntrinsics = try Scanner3DFrameFile(
       path: firstPath, number: first.number, colourSize: colourSize, depthSize: depthSize
     ).intrinsics
+    var intrinsics = recordedIntrinsics
     if colourFrames.isEmpty {
       notes.append(
         "no frame_NNNNN.jpg (colour): frames carry depth only; colour size taken as "
@@ -182,7 +185,7 @@ public struct Scanner3DRecordingSource: FrameSource {
     let depthIntrinsics = info.depthIntrinsics!
     let file = try Scanner3DFrameFile(
       path: jsonPath, number: Int(stem)!, colourSize: (info.intrinsics.width, info.intrinsics.height),
-      depthSize: (depthIntrinsics.width, depthIntrinsics.height), reference: info.intrinsics)
+      depthSize: (depthIntrinsics.width, depthIntrinsics.height), reference: recordedIntrinsics)
     guard file.time > lastTime else {
       throw RecordingError(
         file: jsonPath, "'time' \(file.time) is not after the previous frame's \(lastTime)")

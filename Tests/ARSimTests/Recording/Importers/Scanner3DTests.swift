@@ -110,6 +110,21 @@ enum Scanner3DFixture {
     #expect(collector.records.count == 5 && collector.errors.isEmpty)
   }
 
+  /// `--intrinsics` replaces the recording's K (the depth's follows, scaled); each frame's K is still
+  /// checked against the recorded first frame's.
+  @Test func intrinsicsOverrideReplacesTheRecordedK() throws {
+    let out = try Scanner3DFixture.write()
+    var options = FrameSourceOptions()
+    options.intrinsicsOverride = CameraIntrinsics(fx: 45, fy: 46, cx: 15, cy: 12, width: 0, height: 0)
+    var source = try Recording.open(folder: out, options: options)
+    let expected = CameraIntrinsics(fx: 45, fy: 46, cx: 15, cy: 12, width: 32, height: 24)
+    #expect(source.info.intrinsics == expected && source.info.intrinsicsSource == "--intrinsics")
+    #expect(source.info.depthIntrinsics == expected.scaled(toWidth: 16, height: 12))
+    var count = 0
+    while try source.nextFrame() != nil { count += 1 }
+    #expect(count == 5)
+  }
+
   /// Each damage gives one line naming the file and the problem.
   @Test func badInputIsOneLineNamingTheFile() throws {
     func damaged(_ damage: (String) throws -> Void) throws -> (String, String) {
