@@ -58,7 +58,7 @@ enum GenerateCommand {
       "depth.txt", "accelerometer.txt", "intrinsics.txt", "rgb", "depth", "confidence",
     ] + layoutMarkers + [
       "rgb.mp4", "camera_matrix.csv", "imu.csv", "lowres_wide", "lowres_depth",
-      "lowres_wide_intrinsics", "All_Data",
+      "lowres_wide_intrinsics",
     ]
 
   /// Files only a recording holds, one per layout: what `--overwrite` looks for before it removes.

@@ -46,5 +46,14 @@ import Testing
       #expect(x[0] == y[0])
       #expect(simd_length(SIMD3(x[1], x[2], x[3]) - SIMD3(y[1], y[2], y[3])) <= 1e-6)
     }
+
+    // --overwrite replaces the whole export (All_Data/ is the layout's marker and its one entry).
+    let shorter = try CLI.run([
+      "generate", Datasets.path("scenes") + "/room.json", out, "--format", "scanner3d", "--scale", "0.4",
+      "--frames", "4", "--overwrite",
+    ])
+    #expect(shorter.status == 0, "\(shorter.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: out + "/All_Data")
+    #expect(files.filter { $0.hasSuffix(".json") }.count == 5)  // 4 frames and info.json
   }
 }
