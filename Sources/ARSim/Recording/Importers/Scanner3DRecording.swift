@@ -7,8 +7,9 @@ import Foundation
 ///   camera to world, ARKit's camera axes x right, y up, z back, in its gravity-aligned y-up world),
 ///   `intrinsics` (the 3x3 K, row-major, for the colour image), `time` (seconds since boot, strictly
 ///   increasing; delivered rounded to the microsecond, the precision of ARSim's `frames.txt`, so that
-///   `arsim import` keeps every timestamp and replays to the same trajectory), `frame_index` (when present, the file's number), and fields not read here
-///   (projection matrix, exposure, motion quality, GPS).
+///   `arsim import` keeps every timestamp and replays to the same trajectory), `frame_index` (when
+///   present, the file's number), and fields not read here (projection matrix, exposure, motion
+///   quality, GPS).
 /// - `depth_NNNNN.png`: uint16 millimetres at the depth sensor's resolution (256x192); 0 = none.
 /// - `conf_NNNNN.png` (optional): ARKit's confidence, 0/1/2.
 /// - `frame_NNNNN.jpg` (optional per frame): the colour image; the app keeps it on some frames only
@@ -84,18 +85,25 @@ public struct Scanner3DRecordingSource: FrameSource {
     numbered.sort { $0.number < $1.number }
     guard let first = numbered.first else { throw RecordingError(file: folder, "holds no frame_NNNNN.json") }
     for (previous, frame) in zip(numbered, numbered.dropFirst()) where frame.number != previous.number + 1 {
+      if frame.number == previous.number {
+        throw RecordingError(
+          file: folder + "/frame_\(frame.stem).json",
+          "frame \(frame.number) is numbered twice (frame_\(previous.stem).json is the other)")
+      }
       let missing = String(format: "%0\(first.stem.count)d", previous.number + 1)
       throw RecordingError(
         file: folder + "/frame_\(missing).json",
-        frame.number == previous.number
-          ? "frame \(frame.number) is numbered twice (frame_\(previous.stem).json, frame_\(frame.stem).json)"
-          : "is missing (frames are numbered without gaps, and frame_\(frame.stem).json follows)")
+        "is missing (frames are numbered without gaps, and frame_\(frame.stem).json follows)")
     }
     stems = numbered.map(\.stem)
     try Self.checkInfo(folder + "/info.json", frameCount: numbered.count)
 
+    let firstPath = folder + "/frame_" + first.stem + ".json"
     let firstDepthPath = folder + "/depth_" + first.stem + ".png"
-    let firstDepth = try FrameFiles.bytes(firstDepthPath, listedIn: folder, line: 1)
+    guard try InputFile.exists(firstDepthPath) else {
+      throw RecordingError(file: firstDepthPath, "is missing (frame_\(first.stem).json has no depth map)")
+    }
+    let firstDepth = try FrameFiles.bytes(firstDepthPath, listedIn: firstPath, line: 1)
     let depthSize: (width: Int, height: Int)
     do {
       let raw = try ImageCodec.decodeDepth16(firstDepth)
@@ -112,7 +120,7 @@ public struct Scanner3DRecordingSource: FrameSource {
       let path = folder + "/frame_" + stem + ".jpg"
       let image: GrayImage
       do {
-        image = try ImageCodec.decodeGray(try FrameFiles.bytes(path, listedIn: folder, line: 1))
+        image = try ImageCodec.decodeGray(try FrameFiles.bytes(path, listedIn: firstPath, line: 1))
       } catch let error as VisionError {
         throw RecordingError(file: path, error.message)
       } catch {
@@ -127,7 +135,6 @@ public struct Scanner3DRecordingSource: FrameSource {
     } else {
       colourSize = (0, 0)
     }
-    let firstPath = folder + "/frame_" + first.stem + ".json"
     recordedIntrinsics = try Scanner3DFrameFile(
       path: firstPath, number: first.number, colourSize: colourSize, depthSize: depthSize
     ).intrinsics

@@ -144,6 +144,12 @@ enum Scanner3DFixture {
     )
     (folder, error) = try damaged { try fm.removeItem(atPath: $0 + "/depth_00003.png") }
     #expect(error == "\(folder)/depth_00003.png: is missing (frame_00003.json has no depth map)")
+    (folder, error) = try damaged { try fm.removeItem(atPath: $0 + "/depth_00000.png") }
+    #expect(error == "\(folder)/depth_00000.png: is missing (frame_00000.json has no depth map)")
+    (folder, error) = try damaged {
+      try fm.copyItem(atPath: $0 + "/frame_00001.json", toPath: $0 + "/frame_0001.json")
+    }
+    #expect(error.hasPrefix("\(folder)/frame_") && error.contains(": frame 1 is numbered twice (frame_"))
     (folder, error) = try damaged {
       var pose = [Double](repeating: 0, count: 16)
       pose[0] = 2  // scaled, not a rotation
