@@ -5,7 +5,7 @@
 #   Tools/fuzz.sh all SECONDS          each target in turn (a CI smoke with a few seconds each)
 #
 # TARGET is one of: session frames imu groundtruth tum planes taps scene image json usdz usdc usda
-# lzfse stray record3d r3d exr arkitscenes worldmap (see Sources/ARSimFuzz/FuzzTargets.swift). The harness is
+# lzfse stray record3d r3d exr arkitscenes scanner3d worldmap (see Sources/ARSimFuzz/FuzzTargets.swift). The harness is
 # built into its own scratch path (.build/fuzz, release with -sanitize=fuzzer,address), so the
 # normal build is untouched. Seeds come from Datasets/ and Tests/Fixtures/, or are the harness's own
 # fixture files (the phone layouts); the corpus grows in .build/fuzz/corpus/TARGET, crashes land in
@@ -14,7 +14,7 @@
 # `swift run arsim-fuzz TARGET FILE`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda lzfse stray record3d r3d exr arkitscenes worldmap)
+targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda lzfse stray record3d r3d exr arkitscenes scanner3d worldmap)
 if [ $# -lt 2 ]; then
   echo "usage: Tools/fuzz.sh TARGET|all SECONDS [libFuzzer options...]  (targets: ${targets[*]})" >&2
   exit 2
@@ -70,7 +70,7 @@ case "$target" in
   lzfse) seed Tests/Fixtures/lzfse/*.lzfse ;;
   r3d) seed Tests/Fixtures/record3d/*.r3d ;;
   exr) seed Tests/Fixtures/exr/*.exr ;;  # and the harness's fixture depth/0.exr (below)
-  # stray, record3d, exr, arkitscenes, worldmap: the harness writes its fixture's files as seeds (ARSIM_FUZZ_SEEDS).
+  # stray, record3d, exr, arkitscenes, scanner3d, worldmap: the harness writes its fixture's files as seeds (ARSIM_FUZZ_SEEDS).
 esac
 
 log="$scratch/fuzz-$target.log"

@@ -2,8 +2,8 @@ import ARSim
 import Foundation
 
 /// The small valid recordings the targets damage one file of: 3 frames of 32x24 images (depth
-/// 16x12 in the phone layouts), in the ARSim, TUM, Stray Scanner, Record3D (folder) and
-/// ARKitScenes layouts.
+/// 16x12 in the phone layouts), in the ARSim, TUM, Stray Scanner, Record3D (folder), ARKitScenes
+/// and 3D Scanner App (colour on the first frame only) layouts.
 enum FuzzFixture {
   static func write(_ folder: String) throws {
     let fm = FileManager.default
@@ -11,6 +11,7 @@ enum FuzzFixture {
     for sub in [
       "arsim/rgb", "arsim/depth", "tum/rgb", "tum/depth", "stray/depth", "record3d/rgb", "record3d/depth",
       "arkitscenes/lowres_wide", "arkitscenes/lowres_depth", "arkitscenes/lowres_wide_intrinsics",
+      "scanner3d/All_Data",
     ] {
       try fm.createDirectory(atPath: folder + "/" + sub, withIntermediateDirectories: true)
     }
@@ -82,6 +83,27 @@ enum FuzzFixture {
       ])
     try text("arkitscenes/lowres_wide_intrinsics/v_0.000.pincam", ["32 24 30 30 15.5 11.5"])
     try text("arkitscenes/lowres_wide.traj", (0..<3).map { "0.\($0) 0.01 0.02 0.03 0.\($0) 1.5 0.2" })
+    try writeScanner3D(folder + "/scanner3d/All_Data", colour: colour, depth: small, text: text)
+  }
+
+  /// The 3D Scanner App's "All Data" export: three frames, colour on the first only (as the app keeps
+  /// it on every third).
+  private static func writeScanner3D(
+    _ folder: String, colour: RGBImage, depth: [UInt16], text: (String, [String]) throws -> Void
+  ) throws {
+    try ImageCodec.write(colour, to: folder + "/frame_00000.jpg")
+    let levels = GrayImage(width: 16, height: 12, pixels: (0..<(16 * 12)).map { UInt8($0 % 3) })
+    for i in 0..<3 {
+      try ImageCodec.writeDepth16(width: 16, height: 12, values: depth, to: "\(folder)/depth_0000\(i).png")
+      try ImageCodec.write(levels, to: "\(folder)/conf_0000\(i).png")
+      try text(
+        "scanner3d/All_Data/frame_0000\(i).json",
+        [
+          #"{"cameraPoseARFrame": [1, 0, 0, 0.\#(i), 0, 1, 0, 1.5, 0, 0, 1, 0.2, 0, 0, 0, 1],"#,
+          #" "intrinsics": [30, 0, 15.5, 0, 30, 11.5, 0, 0, 1], "time": 10.\#(i), "frame_index": \#(i)}"#,
+        ])
+    }
+    try text("scanner3d/All_Data/info.json", [#"{"title": "fixture", "numImages": 3}"#])
   }
 
   /// A small valid world map in ARSim's format (Sources/ARSim/Tracking/MapArchive.swift): one

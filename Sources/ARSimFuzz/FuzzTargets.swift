@@ -48,6 +48,9 @@ enum FuzzTarget: String, CaseIterable {
   /// An ARKitScenes video folder: the first byte picks `lowres_wide.traj` or the first frame's
   /// `.pincam`, the rest is its content.
   case arkitscenes
+  /// A 3D Scanner App "All Data" export (read through its parent folder): the first byte picks the
+  /// first or the second frame's `frame_NNNNN.json` or `info.json`, the rest is its content.
+  case scanner3d
   /// ARSim's world map file (`ARWorldMap(data:)`); a map it reads must write back as the same bytes.
   case worldmap
 
@@ -65,6 +68,8 @@ enum FuzzTarget: String, CaseIterable {
     case .record3d: ("record3d", ["metadata.json"])
     case .exr: ("record3d", ["depth/0.exr"])
     case .arkitscenes: ("arkitscenes", ["lowres_wide.traj", "lowres_wide_intrinsics/v_0.000.pincam"])
+    case .scanner3d:
+      ("scanner3d", ["All_Data/frame_00000.json", "All_Data/frame_00001.json", "All_Data/info.json"])
     default: nil
     }
   }
@@ -140,7 +145,7 @@ final class FuzzHarness {
       return
     }
     switch target {
-    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .exr, .arkitscenes:
+    case .session, .frames, .imu, .groundtruth, .tum, .stray, .record3d, .exr, .arkitscenes, .scanner3d:
       preconditionFailure("read through the fixture above")
     case .planes:
       let path = folder + "/planes.json"

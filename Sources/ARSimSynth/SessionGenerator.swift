@@ -5,7 +5,7 @@ import Foundation
 /// How ``SessionGenerator`` writes a session.
 public struct GenerationOptions: Sendable, Equatable {
   /// The layout: ARSim (`session.json`, via ``RecordingWriter``), TUM RGB-D, or a phone app's
-  /// (Stray Scanner, Record3D, ARKitScenes: as the apps write them). Default `.arsim`.
+  /// (Stray Scanner, Record3D, ARKitScenes, the 3D Scanner App: as the apps write them). Default `.arsim`.
   public var format: RecordingFormat = .arsim
   /// Record3D only: the `.r3d` file (`recording.r3d` in the folder) instead of the EXR+JPG folder.
   /// Default false.
@@ -77,6 +77,7 @@ public enum SessionGenerator {
         try Record3DSink(
           folder: folder, scene: scene, encoding: options.encoding, archive: options.record3DArchive)
       case .arkitscenes: try ARKitScenesSink(folder: folder, scene: scene)
+      case .scanner3d: try Scanner3DSink(folder: folder, scene: scene, encoding: options.encoding)
       }
     var recorder = GroundTruthRecorder(renderer: renderer, frameCount: frameCount)
     var milliseconds: [Double] = []

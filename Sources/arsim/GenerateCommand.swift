@@ -17,8 +17,11 @@ enum GenerateCommand {
                               stray (Stray Scanner: rgb.mp4 in HEVC, lossy, as iPhones record,
                               depth/ mm PNG, confidence/, odometry.csv, imu.csv in g), record3d
                               (Record3D's EXR+JPG folder), r3d (Record3D's .r3d zip, OUT/recording.r3d),
-                              arkitscenes (an ARKitScenes video folder: PNG colour, no IMU); ground
-                              truth planes.json and taps.txt go beside, in OUT
+                              arkitscenes (an ARKitScenes video folder: PNG colour, no IMU),
+                              scanner3d (the 3D Scanner App's "All Data" export in OUT/All_Data:
+                              frame_N.json, depth_N.png, conf_N.png, JPEG colour on every third
+                              frame only, no IMU); ground truth planes.json and taps.txt go beside,
+                              in OUT
       --float-depth           arsim only: depth as 32-bit float EXR (exact) instead of mm PNG
       --frames N              render only the first N frames
       --jpeg-quality Q        JPEG quality of the colour images, 1...100 (default 90)
@@ -61,6 +64,7 @@ enum GenerateCommand {
   /// Files only a recording holds, one per layout: what `--overwrite` looks for before it removes.
   static let layoutMarkers = [
     "session.json", "rgb.txt", "odometry.csv", "metadata.json", "recording.r3d", "lowres_wide.traj",
+    "All_Data",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
@@ -80,7 +84,7 @@ enum GenerateCommand {
     }
     let scenePath = args.positional[0]
     let format = try args.choice(
-      "format", ["arsim", "tum", "stray", "record3d", "r3d", "arkitscenes"], default: "arsim")
+      "format", ["arsim", "tum", "stray", "record3d", "r3d", "arkitscenes", "scanner3d"], default: "arsim")
     var options = GenerationOptions()
     options.format = format == "r3d" ? .record3d : RecordingFormat(rawValue: format)!
     options.record3DArchive = format == "r3d"

@@ -6,10 +6,13 @@ import Foundation
 /// into the ARSim format, frame by frame.
 enum ImportCommand {
   static let help = """
-    usage: arsim import SRC OUT [--format auto|stray|record3d|arkitscenes|arsim|tum] [--quality Q]
+    usage: arsim import SRC OUT [--format auto|stray|record3d|arkitscenes|scanner3d|arsim|tum]
+                                [--quality Q]
 
     Converts the recording SRC (a Stray Scanner folder, a Record3D export folder or .r3d file,
-    an ARKitScenes video folder, or any layout replay reads) into an ARSim recording in OUT.
+    an ARKitScenes video folder, a 3D Scanner App "All Data" export, or any layout replay reads)
+    into an ARSim recording in OUT. Frames without an image (the 3D Scanner App keeps colour on
+    some frames only) stay without one.
     Image files are copied as they are; frames that come from a video are re-encoded as JPEG
     (quality Q, default 95). Depth and confidence are kept exact: millimetre depth as 16-bit
     PNG, float depth (Record3D) as 32-bit float EXR. ARKit's poses become the reference

@@ -11,7 +11,7 @@ enum ReplayCommand {
     frame by frame in recorded time and prints a summary on stdout; progress goes to stderr.
 
     options:
-      --format auto|arsim|tum|stray|record3d|arkitscenes
+      --format auto|arsim|tum|stray|record3d|arkitscenes|scanner3d
                                     recording layout (default auto: detected from the files)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels; overrides the recording's
                                     (required for TUM folders without intrinsics.txt or a

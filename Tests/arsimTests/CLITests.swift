@@ -85,7 +85,7 @@ import Testing
     let cases: [([String], String)] = [
       (
         ["replay", folder, "--format", "zip"],
-        "--format must be one of auto, arsim, tum, stray, record3d, arkitscenes, got 'zip'"
+        "--format must be one of auto, arsim, tum, stray, record3d, arkitscenes, scanner3d, got 'zip'"
       ),
       (
         ["replay", folder, "--intrinsics", "1,2,3"], "--intrinsics: intrinsics must be four positive numbers"

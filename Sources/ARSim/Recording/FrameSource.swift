@@ -121,6 +121,9 @@ public enum RecordingFormat: String, Sendable, Codable, CaseIterable {
   case record3d
   /// One ARKitScenes video folder (`lowres_wide/`, `lowres_depth/`, `lowres_wide.traj`).
   case arkitscenes
+  /// A 3D Scanner App "All Data" export (`frame_NNNNN.json`, `depth_NNNNN.png`, colour on some
+  /// frames), or the folder holding it as `All_Data/`.
+  case scanner3d
 }
 
 /// What a recording holds, known before the first frame is read.

@@ -187,7 +187,8 @@ public struct TUMRecordingSource: FrameSource {
 public enum Recording {
   /// Detects the layout of `folder` from the files present: `session.json` means ARSim,
   /// `rgb.txt` means TUM, `odometry.csv` with `camera_matrix.csv` Stray Scanner, a `.r3d` file or
-  /// `metadata.json` with `rgb/` Record3D, `lowres_wide.traj` ARKitScenes.
+  /// `metadata.json` with `rgb/` Record3D, `lowres_wide.traj` ARKitScenes, `frame_NNNNN.json` (here
+  /// or in `All_Data/`) the 3D Scanner App.
   public static func detectFormat(folder: String) throws(RecordingError) -> RecordingFormat {
     if folder.lowercased().hasSuffix(".r3d"), FileManager.default.fileExists(atPath: folder) {
       return .record3d
@@ -204,7 +205,8 @@ public enum Recording {
     throw RecordingError(
       file: folder,
       "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
-        + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes) is there")
+        + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes), frame_00000.json (3D Scanner App) "
+        + "is there")
   }
 
   /// The one subfolder of `folder` that is a recording, with its layout, when `folder` is the folder
@@ -228,6 +230,7 @@ public enum Recording {
     if StrayScannerRecordingSource.recognizes(folder: folder) { return .stray }
     if Record3DRecordingSource.recognizes(path: folder) { return .record3d }
     if ARKitScenesRecordingSource.recognizes(folder: folder) { return .arkitscenes }
+    if Scanner3DRecordingSource.recognizes(folder: folder) { return .scanner3d }
     return nil
   }
 
@@ -262,6 +265,7 @@ public enum Recording {
     case .stray: return try StrayScannerRecordingSource(folder: folder, options: options)
     case .record3d: return try Record3DRecordingSource(path: folder, options: options)
     case .arkitscenes: return try ARKitScenesRecordingSource(folder: folder, options: options)
+    case .scanner3d: return try Scanner3DRecordingSource(folder: folder, options: options)
     }
   }
 }

@@ -277,7 +277,8 @@ import Testing
     #expect(
       failure(folder)?.hasSuffix(
         "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
-          + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes) is there")
+          + "metadata.json (Record3D), lowres_wide.traj (ARKitScenes), frame_00000.json (3D Scanner App) "
+          + "is there")
         == true)
     #expect(failure(folder + "/absent") == "\(folder)/absent: no such folder")
   }
