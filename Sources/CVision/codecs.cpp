@@ -303,7 +303,8 @@ void jpeg_quiet(j_common_ptr, int) {}
 
 }  // namespace
 
-void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, int width, int height) {
+void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, int width, int height,
+                 int reduction) {
   if (mode != CV_DECODE_GRAY8 && mode != CV_DECODE_RGB8) {
     fail(CV_ERR_DECODE, "expected a %s image, got a JPEG (8-bit)",
          mode == CV_DECODE_DEPTH16 ? "single-channel 16-bit" : "single-channel float");
@@ -328,12 +329,17 @@ void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, i
     fail(CV_ERR_DECODE, "JPEG with %d components (CMYK?); only grey and colour (YCbCr) JPEGs are read", components);
   }
   decoder.out_color_space = mode == CV_DECODE_RGB8 ? JCS_RGB : JCS_GRAYSCALE;
+  // DCT scaling: each 8x8 block's inverse DCT produces 8/reduction pixels a side (libjpeg-turbo's
+  // reduced IDCTs), the chroma upsampled to match; the output is ceil(side / reduction).
+  decoder.scale_num = 1;
+  decoder.scale_denom = unsigned(reduction);
   jpeg_start_decompress(&decoder);
-  const bool size_ok = int(decoder.output_width) == width && int(decoder.output_height) == height;
+  const bool size_ok = int(decoder.output_width) == (width + reduction - 1) / reduction &&
+                       int(decoder.output_height) == (height + reduction - 1) / reduction;
   if (size_ok) {
     // Up to 16 rows a call (a plain array: nothing to destroy should libjpeg jump out): the
     // decoder writes a whole band of 8 or 16 rows at once instead of one row a call.
-    const size_t stride = size_t(width) * (mode == CV_DECODE_RGB8 ? 3 : 1);
+    const size_t stride = size_t(decoder.output_width) * (mode == CV_DECODE_RGB8 ? 3 : 1);
     JSAMPROW rows[16];
     while (decoder.output_scanline < decoder.output_height) {
       const JDIMENSION first = decoder.output_scanline;

@@ -17,8 +17,10 @@ namespace cvision {
 void decode_png(const uint8_t *data, size_t size, int32_t mode, uint8_t *out);
 
 /// Decodes a grey or colour JPEG into `out` as grey (CV_DECODE_GRAY8) or R, G, B (CV_DECODE_RGB8),
-/// `width` x `height` pixels (the frame header's). Other modes and CMYK JPEGs are rejected.
-void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, int width, int height);
+/// `width` x `height` pixels (the frame header's) reduced by `reduction` (1, 2, 4 or 8: libjpeg's DCT
+/// scaling) to ceil(width / reduction) x ceil(height / reduction). Other modes and CMYK JPEGs are rejected.
+void decode_jpeg(const uint8_t *data, size_t size, int32_t mode, uint8_t *out, int width, int height,
+                 int reduction);
 
 }  // namespace cvision
 

@@ -210,9 +210,12 @@ std::string lowercase_extension(const std::string &path) {
 
 }  // namespace
 
-extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
-                                   size_t capacity, cv_image_info *info, cv_status *status) noexcept {
-  return cvision::guarded(status, "cv_image_decode", [&](cv_status *) -> int32_t {
+namespace {
+
+/// cv_image_decode and cv_image_decode_reduced: `reduction` 1 decodes at the stored size.
+int32_t decode_image(const char *function, const uint8_t *data, size_t size, int32_t mode, int32_t reduction,
+                     uint8_t *out, size_t capacity, cv_image_info *info, cv_status *status) noexcept {
+  return cvision::guarded(status, function, [&](cv_status *) -> int32_t {
     cvision::require_pointer(info, "info");
     std::memset(info, 0, sizeof(*info));
     if (size > 0) cvision::require_pointer(data, "data");
@@ -222,6 +225,9 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
     }
     // OpenCV reads OpenEXR only when this setting is on (read once, at the codec's first use).
     if (mode == CV_DECODE_FLOAT32) setenv("OPENCV_IO_ENABLE_OPENEXR", "1", 0);
+    if (reduction != 1 && reduction != 2 && reduction != 4 && reduction != 8) {
+      fail(CV_ERR_INVALID_ARGUMENT, "reduction must be 1, 2, 4 or 8 (got %d)", reduction);
+    }
     if (capacity > 0) cvision::require_pointer(out, "out");
     if (size == 0) fail(CV_ERR_DECODE, "empty image data (0 bytes)");
     if (size > size_t(INT32_MAX)) fail(CV_ERR_INVALID_ARGUMENT, "size is too large (%zu bytes)", size);
@@ -262,6 +268,13 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
     } else {
       fail(CV_ERR_DECODE, "not a PNG, JPEG or OpenEXR image (unrecognised first bytes)");
     }
+    // The JPEG decoder checks the header's size and gets it unreduced; `width` and `height` are the output's.
+    const int stored_width = width, stored_height = height;
+    if (reduction != 1) {
+      if (!is_jpeg(data, size)) fail(CV_ERR_INVALID_ARGUMENT, "only JPEG images are decoded reduced");
+      width = (width + reduction - 1) / reduction;
+      height = (height + reduction - 1) / reduction;
+    }
     if (known_size) {
       fill_info(info, width, height, channels, bytes_per_channel);
       if (uint64_t(info->byte_count) > capacity) {
@@ -278,7 +291,7 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
       if (png) {
         cvision::decode_png(data, size, mode, out);
       } else {
-        cvision::decode_jpeg(data, size, mode, out, width, height);
+        cvision::decode_jpeg(data, size, mode, out, stored_width, stored_height, reduction);
       }
       fill_info(info, width, height, channels, bytes_per_channel);
       return CV_OK;
@@ -336,6 +349,19 @@ extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mod
     }
     return CV_OK;
   });
+}
+
+}  // namespace
+
+extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
+                                   size_t capacity, cv_image_info *info, cv_status *status) noexcept {
+  return decode_image("cv_image_decode", data, size, mode, 1, out, capacity, info, status);
+}
+
+extern "C" int32_t cv_image_decode_reduced(const uint8_t *data, size_t size, int32_t mode, int32_t reduction,
+                                           uint8_t *out, size_t capacity, cv_image_info *info,
+                                           cv_status *status) noexcept {
+  return decode_image("cv_image_decode_reduced", data, size, mode, reduction, out, capacity, info, status);
 }
 
 extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32_t width, int32_t height,

@@ -11,13 +11,17 @@ import Synchronization
 /// are the same, bit for bit. At most `depth` decoded frames wait in the queue, so memory stays flat.
 /// Reading ahead stops at the end of the recording or at the first error; dropping the source
 /// stops the thread and waits for it (at most the frame it is decoding). A `prepare` function, when
-/// given, runs on that thread on each frame after it is read (work that depends on the frame alone,
-/// such as its KLT pyramid: ``CameraTracker/preparation(info:options:)``), and its time counts as reading.
+/// given, runs on each frame after it is read (work that depends on the frame alone, such as its KLT
+/// pyramid: ``CameraTracker/preparation(info:options:)``) on a second thread of its own, in order,
+/// while the reading thread decodes the next frame: the two stages use both cores when tracking
+/// waits for frames. Its time counts as reading. The frames are the same whatever the threads do:
+/// each stage takes the frames one after another, in recording order.
 package final class PrefetchingFrameSource: FrameSource {
   /// What the recording holds (the wrapped source's).
   package let info: RecordingInfo
   /// Seconds the reading thread spent reading and decoding the frame last returned by
-  /// ``nextFrame()`` (its own time, not the time the caller waited for it); 0 before the first.
+  /// ``nextFrame()``, and the preparing thread preparing it (their own time, not the time the
+  /// caller waited for it); 0 before the first.
   package var lastReadSeconds: Double { recentReads.last?.seconds ?? 0 }
   /// The reading thread's seconds for the last two frames returned, by frame index: a replay that
   /// tracks ahead (``ARReplay/tracksAhead``) has taken the next frame before it reports this one.
@@ -39,6 +43,11 @@ package final class PrefetchingFrameSource: FrameSource {
     let thread = Thread { pipeline.produce() }
     thread.name = "arsim.prefetch"
     thread.start()
+    if prepare != nil {
+      let preparing = Thread { pipeline.prepareInTurn() }
+      preparing.name = "arsim.prepare"
+      preparing.start()
+    }
   }
 
   deinit { pipeline.stop() }
@@ -71,8 +80,11 @@ package final class PrefetchingFrameSource: FrameSource {
   }
 }
 
-/// The state shared by the reading thread and the consumer: the source (locked by the reading
-/// thread only), the queue of read frames, and two counting semaphores (frames ready, free slots).
+/// The state shared by the reading thread, the preparing thread (with a `prepare` function) and the
+/// consumer: the source (locked by the reading thread only), the frames read and not yet prepared,
+/// the queue of finished frames, and counting semaphores (frames read, frames ready, free slots).
+/// A slot is taken before a frame is read and freed when the consumer takes it: at most `depth`
+/// frames are in flight in both stages together.
 private final class Pipeline: Sendable {
   struct Entry: Sendable {
     var result: Result<RecordedFrame?, RecordingError>
@@ -83,6 +95,8 @@ private final class Pipeline: Sendable {
     /// The frames read and not yet taken, oldest first (at most `depth`): a taken frame leaves
     /// the queue at once, so nothing here holds frames the consumer is done with.
     var entries: [Entry] = []
+    /// The entries read and not yet prepared, oldest first (with a `prepare` function only).
+    var read: [Entry] = []
     var stopped = false
   }
 
@@ -91,6 +105,7 @@ private final class Pipeline: Sendable {
   private let queue = Mutex(Queue())
   private let ready = DispatchSemaphore(value: 0)
   private let free = DispatchSemaphore(value: 0)
+  private let readForPreparing = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
 
   init(source: sending any FrameSource, depth: Int, prepare: (@Sendable (inout RecordedFrame) -> Void)?) {
@@ -108,21 +123,45 @@ private final class Pipeline: Sendable {
       if queue.withLock({ $0.stopped }) { break }
       var seconds = 0.0
       let start = ContinuousClock.now
-      var result = source.withLock { source -> Result<RecordedFrame?, RecordingError> in
+      let result = source.withLock { source -> Result<RecordedFrame?, RecordingError> in
         do throws(RecordingError) {
           return .success(try source.nextFrame())
         } catch {
           return .failure(error)
         }
       }
-      if let prepare, case .success(.some(var frame)) = result {
-        prepare(&frame)
-        result = .success(frame)
-      }
       lap(&seconds, since: start)
-      queue.withLock { $0.entries.append(Entry(result: result, seconds: seconds)) }
-      ready.signal()
+      if prepare != nil {
+        // Every entry, the end and an error too, passes through the preparing thread, in order.
+        queue.withLock { $0.read.append(Entry(result: result, seconds: seconds)) }
+        readForPreparing.signal()
+      } else {
+        queue.withLock { $0.entries.append(Entry(result: result, seconds: seconds)) }
+        ready.signal()
+      }
       guard case .success(.some) = result else { break }
+    }
+    finished.signal()
+  }
+
+  /// The preparing thread's loop: prepares each frame read, in order, and queues it, until the end,
+  /// an error or a stop.
+  func prepareInTurn() {
+    while true {
+      readForPreparing.wait()
+      // Nothing read after a wake-up: the stop's signal.
+      guard var entry = queue.withLock({ $0.stopped || $0.read.isEmpty ? nil : $0.read.removeFirst() }) else {
+        break
+      }
+      if let prepare, case .success(.some(var frame)) = entry.result {
+        let start = ContinuousClock.now
+        prepare(&frame)
+        entry.result = .success(frame)
+        lap(&entry.seconds, since: start)
+      }
+      queue.withLock { $0.entries.append(entry) }
+      ready.signal()
+      guard case .success(.some) = entry.result else { break }
     }
     finished.signal()
   }
@@ -135,10 +174,14 @@ private final class Pipeline: Sendable {
     return entry
   }
 
-  /// Stops the reading thread and waits until it has left its loop.
+  /// Stops the reading thread (and the preparing thread) and waits until they have left their loops.
   func stop() {
     queue.withLock { $0.stopped = true }
     free.signal()
     finished.wait()
+    if prepare != nil {
+      readForPreparing.signal()
+      finished.wait()
+    }
   }
 }

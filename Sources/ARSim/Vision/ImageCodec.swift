@@ -69,6 +69,17 @@ package enum ImageCodec {
     return GrayImage(width: decoded.width, height: decoded.height, pixels: decoded.values)
   }
 
+  /// Decodes a JPEG into 8-bit grey reduced by `reduction` (1, 2, 4 or 8) in each direction as it is
+  /// decoded (libjpeg-turbo's DCT scaling: each 8x8 block yields 8/`reduction` pixels a side, about
+  /// the means of the pixels they stand for), to ceil(width / `reduction`) x ceil(height / `reduction`)
+  /// pixels: a quarter of the pixels at 2, and far less decoding work than the whole image. Pixel
+  /// centre (x, y) of the result lies at ((x + 0.5) · `reduction` − 0.5, ...) in the stored image.
+  /// Reduction 1 is ``decodeGray(_:)``; other formats than JPEG are rejected unless it is 1.
+  package static func decodeGray(_ data: [UInt8], reduction: Int) throws(VisionError) -> GrayImage {
+    let decoded = try decode(data, mode: Int32(CV_DECODE_GRAY8), reduction: reduction, as: UInt8.self)
+    return GrayImage(width: decoded.width, height: decoded.height, pixels: decoded.values)
+  }
+
   /// Decodes an image into 8-bit R, G, B (gray input is replicated into the three channels).
   package static func decodeRGB(_ data: [UInt8]) throws(VisionError) -> RGBImage {
     let decoded = try decode(data, mode: Int32(CV_DECODE_RGB8), as: UInt8.self)
@@ -241,12 +252,13 @@ package enum ImageCodec {
   /// Decodes in two calls: a size query (answered from the header for PNG and JPEG),
   /// then the decode into a buffer of the reported size.
   private static func decode<Element: FixedWidthInteger>(
-    _ data: [UInt8], mode: Int32, as _: Element.Type
+    _ data: [UInt8], mode: Int32, reduction: Int = 1, as _: Element.Type
   ) throws(VisionError) -> (width: Int, height: Int, values: [Element]) {
     var info = cv_image_info()
     var status = cv_status()
+    let factor = try VisionError.int32(reduction, "reduction")
     let probe = data.withUnsafeBufferPointer { input in
-      cv_image_decode(input.baseAddress, input.count, mode, nil, 0, &info, &status)
+      cv_image_decode_reduced(input.baseAddress, input.count, mode, factor, nil, 0, &info, &status)
     }
     guard probe == Int32(CV_ERR_BUFFER_TOO_SMALL) else {
       try VisionError.check(probe, status)
@@ -261,8 +273,8 @@ package enum ImageCodec {
     var code = Int32(CV_OK)
     let values = [Element](unsafeUninitializedCapacity: byteCount / stride) { buffer, initialized in
       code = data.withUnsafeBufferPointer { input in
-        cv_image_decode(
-          input.baseAddress, input.count, mode,
+        cv_image_decode_reduced(
+          input.baseAddress, input.count, mode, factor,
           UnsafeMutableRawPointer(buffer.baseAddress)?
             .assumingMemoryBound(to: UInt8.self), byteCount, &info, &status)
       }

@@ -113,6 +113,14 @@ int32_t cv_exr_encode(const float *values, int32_t width, int32_t height, const 
                       int32_t channel_count, int32_t pixel_type, int32_t compression, uint8_t *out,
                       size_t capacity, size_t *size, cv_status *status) CVISION_NOEXCEPT;
 
+/// cv_image_decode with a JPEG reduced by `reduction` (1, 2, 4 or 8) in each direction as it is
+/// decoded (libjpeg-turbo's DCT scaling: each 8x8 block's inverse DCT yields 8/reduction pixels a
+/// side, about the means of the pixels they replace), to ceil(width / reduction) x
+/// ceil(height / reduction) pixels, in GRAY8 or RGB8. Reduction 1 is cv_image_decode; other formats
+/// and other reductions give CV_ERR_INVALID_ARGUMENT.
+int32_t cv_image_decode_reduced(const uint8_t *data, size_t size, int32_t mode, int32_t reduction, uint8_t *out,
+                                size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
+
 /// Makes the process-wide settings the decoders need once (OpenCV's logger silenced, its
 /// environment settings for FFmpeg, image limits and OpenEXR set), so that a decode on another
 /// thread later changes no environment variable while this one may read it. Call it before the

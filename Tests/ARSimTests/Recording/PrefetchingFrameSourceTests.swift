@@ -111,6 +111,53 @@ import Testing
     #expect(actual.error != nil && actual.error == expected.error, "\(actual.error ?? "no error")")
   }
 
+  /// With a preparing thread beside the reading one, the end and an error still come in their turn.
+  @Test func aDamagedFrameFailsInItsTurnWhenFramesArePrepared() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 6)
+    try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: folder + "/rgb/000003.png"))
+    let info = try Recording.open(folder: folder).info
+    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    var sequential = try Recording.open(folder: folder)
+    var prefetched = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2, prepare: prepare)
+    let expected = readAll(&sequential)
+    let actual = readAll(&prefetched)
+    #expect(expected.frames.count == 3)
+    #expect(actual.frames == expected.frames)
+    #expect(actual.error != nil && actual.error == expected.error, "\(actual.error ?? "no error")")
+  }
+
+  /// Both stages together hold at most `depth` frames: the reader reads no further ahead.
+  @Test func preparedFramesInFlightStayWithinTheDepth() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 12)
+    let info = try Recording.open(folder: folder).info
+    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    let produced = Counter()
+    let depth = 2
+    let prefetched = PrefetchingFrameSource(
+      CountingSource(source: try Recording.open(folder: folder), produced: produced), depth: depth,
+      prepare: prepare)
+    for taken in 1...4 {
+      _ = try #require(try prefetched.nextFrame())
+      Thread.sleep(forTimeInterval: 0.05)
+      let read = produced.value.load(ordering: .sequentiallyConsistent)
+      #expect(read <= taken + depth, "\(read) frames read after \(taken) taken")
+    }
+  }
+
+  @Test func droppingTheSourceEarlyStopsItsThreads() throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 20)
+    let info = try Recording.open(folder: folder).info
+    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    for round in 0..<20 {
+      let prefetched = PrefetchingFrameSource(
+        try Recording.open(folder: folder), depth: 2, prepare: round % 2 == 0 ? prepare : nil)
+      _ = try prefetched.nextFrame()
+      // deinit stops both threads (blocked on a full queue, or waiting for a frame) and waits for them.
+    }
+    var last = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2, prepare: prepare)
+    #expect(readAll(&last).frames.count == 20)
+  }
+
   @Test func droppingTheSourceEarlyStopsItsThread() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 20)
     for _ in 0..<20 {

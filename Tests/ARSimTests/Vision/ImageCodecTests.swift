@@ -103,6 +103,48 @@ import Testing
     #expect(rgbError < 4)
   }
 
+  /// Decoded at 1/2, 1/4 and 1/8 (DCT scaling), a JPEG gives ceil(side / reduction) pixels a side,
+  /// each close to the mean of the full decode's pixels it stands for (the block's low frequencies).
+  @Test func reducedJPEGDecodeGivesTheBlockMeans() throws {
+    let (width, height) = (100, 70)  // not multiples of 8: the last blocks are partial
+    let texture = Support.Texture(width: width, height: height, seed: 11).render(width: width, height: height)
+    let data = try Self.encoded({ try ImageCodec.write(texture, to: $0, quality: 95) }, extension: "jpg")
+    let full = try ImageCodec.decodeGray(data)
+    #expect(try ImageCodec.decodeGray(data, reduction: 1) == full)
+    for reduction in [2, 4, 8] {
+      let reduced = try ImageCodec.decodeGray(data, reduction: reduction)
+      #expect(reduced.width == (width + reduction - 1) / reduction)
+      #expect(reduced.height == (height + reduction - 1) / reduction)
+      var total = 0.0
+      for y in 0..<reduced.height {
+        for x in 0..<reduced.width {
+          var sum = 0
+          var count = 0
+          for v in y * reduction..<min((y + 1) * reduction, height) {
+            for u in x * reduction..<min((x + 1) * reduction, width) {
+              sum += Int(full[u, v])
+              count += 1
+            }
+          }
+          total += abs(Double(reduced[x, y]) - Double(sum) / Double(count))
+        }
+      }
+      let meanError = total / Double(reduced.pixels.count)
+      #expect(meanError < 2.5, "reduction \(reduction): mean error \(meanError)")
+    }
+  }
+
+  @Test func reducedDecodeTakesOnlyJPEGAndPowersOfTwo() throws {
+    let png = try Self.encoded({ try ImageCodec.write(Self.grayPattern(), to: $0) }, extension: "png")
+    let error = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(png, reduction: 2) }
+    #expect(error?.code == VisionError.invalidArgument.code)
+    #expect(error?.message.contains("only JPEG") == true)
+    #expect(try ImageCodec.decodeGray(png, reduction: 1) == ImageCodec.decodeGray(png))
+    let jpeg = try Self.encoded({ try ImageCodec.write(Self.grayPattern(), to: $0) }, extension: "jpg")
+    let odd = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(jpeg, reduction: 3) }
+    #expect(odd?.message.contains("1, 2, 4 or 8") == true)
+  }
+
   @Test func truncatedPNGIsRejected() throws {
     let data = try Self.encoded({ try ImageCodec.write(Self.grayPattern(), to: $0) }, extension: "png")
     let error = #expect(throws: VisionError.self) { try ImageCodec.decodeGray(Array(data.dropLast(20))) }
