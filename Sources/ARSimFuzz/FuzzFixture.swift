@@ -81,7 +81,9 @@ enum FuzzFixture {
         #" "poses": [[0, 0, 0, 1, 0, 1.5, 0.2], [0, 0, 0, 1, 0.1, 1.5, 0.2], [0, 0, 0, 1, 0.2, 1.5, 0.2]],"#,
         #" "frameTimestamps": [0, 0.0166666, 0.0333333]}"#,
       ])
-    try text("arkitscenes/lowres_wide_intrinsics/v_0.000.pincam", ["32 24 30 30 15.5 11.5"])
+    for i in 0..<3 {
+      try text("arkitscenes/lowres_wide_intrinsics/v_0.\(i)00.pincam", ["32 24 30 30 15.5 11.5"])
+    }
     try text("arkitscenes/lowres_wide.traj", (0..<3).map { "0.\($0) 0.01 0.02 0.03 0.\($0) 1.5 0.2" })
     try writeScanner3D(folder + "/scanner3d/All_Data", colour: colour, depth: small, text: text)
   }

@@ -276,7 +276,11 @@ public final class ReplayRun {
 
   public var sourcesSummary: String {
     if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
-      return ", gravity from ARKit's world"
+      // The reference's stated down says which world that is (ARKitScenes' is z-up).
+      let down = info.groundTruthGravity.map { v in
+        " (down " + [v.x, v.y, v.z].map { String(format: "%g", $0 + 0) }.joined(separator: ", ") + " in it)"
+      }
+      return ", gravity from ARKit's world" + (down ?? "")
     }
     return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
   }

@@ -122,9 +122,10 @@ struct StraySink: SessionSink {
 /// One ARKitScenes video folder, as the dataset lays it out: `lowres_wide/{video}_{t}.png`
 /// (colour, PNG, lossless), `lowres_depth/` (uint16 mm), `confidence/`,
 /// `lowres_wide_intrinsics/{video}_{t}.pincam` (`w h fx fy cx cy`) and `lowres_wide.traj`
-/// (`t ax ay az tx ty tz`: world to camera, axis-angle in radians, metres). `t` is the frame's
-/// timestamp with 3 decimals in the names (the dataset's), exact in the trajectory. No IMU: the
-/// dataset has none, so IMU samples are dropped.
+/// (`t ax ay az tx ty tz`: world to camera, axis-angle in radians, metres), in the dataset's z-up
+/// world (the session's y-up world turned a quarter turn about x). `t` is the frame's timestamp with
+/// 3 decimals in the names (the dataset's), exact in the trajectory. No IMU: the dataset has none, so
+/// IMU samples are dropped.
 struct ARKitScenesSink: SessionSink {
   /// The video id in the file names.
   static let video = "synthetic"
@@ -163,7 +164,9 @@ struct ARKitScenesSink: SessionSink {
     try writeText(
       "\(k.width) \(k.height) " + PhoneFiles.exact([k.fx, k.fy, k.cx, k.cy]).joined(separator: " ") + "\n",
       to: folder + "/lowres_wide_intrinsics/\(stem).pincam")
-    let cameraFromWorld = frame.pose.inverse
+    let zUpFromYUp = RigidTransform(
+      rotation: simd_quatd(angle: .pi / 2, axis: SIMD3(1, 0, 0)), translation: .zero)
+    let cameraFromWorld = (zUpFromYUp * frame.pose).inverse
     let q = cameraFromWorld.rotation
     // Axis-angle of the shorter rotation (w >= 0): angle 2 atan2(|v|, w) about v / |v|.
     let sign: Double = q.real < 0 ? -1 : 1

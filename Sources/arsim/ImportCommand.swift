@@ -39,6 +39,7 @@ enum ImportCommand {
     guard !FileManager.default.fileExists(atPath: out) else {
       throw RecordingError(file: out, "already exists; importing never overwrites")
     }
+    try checkCanCreate(out)
     var options = FrameSourceOptions()
     options.decodeColor = true
     options.keepEncodedImages = true
@@ -65,6 +66,24 @@ enum ImportCommand {
     if info.referenceKind == .arkit { print("reference: ARKit's poses (groundTruth.kind \"arkit\")") }
     for note in info.notes { print("note: " + note) }
     return 0
+  }
+
+  /// Throws unless a folder can be made at `path`: its nearest existing ancestor must be a folder
+  /// (a file there, as in `rec/odometry.csv/out`, would make the writer fail with a bare system code).
+  static func checkCanCreate(_ path: String) throws {
+    var ancestor = (path as NSString).deletingLastPathComponent
+    while !ancestor.isEmpty {
+      var isDirectory: ObjCBool = false
+      if FileManager.default.fileExists(atPath: ancestor, isDirectory: &isDirectory) {
+        guard isDirectory.boolValue else {
+          throw RecordingError(file: path, "cannot be created: \(ancestor) is a file, not a folder")
+        }
+        return
+      }
+      let parent = (ancestor as NSString).deletingLastPathComponent
+      guard parent != ancestor else { return }
+      ancestor = parent
+    }
   }
 
   /// Writes every frame of `source` into `folder`; returns the frame count.

@@ -104,15 +104,19 @@ final class ReplayLog: ARSessionDelegate {
   }
 
   /// The reader gives back the rendered ground truth exactly (to the printed precision), and the
-  /// depth as `depth` makes it of the ARSim format's.
-  static func expectSameReference(_ path: String, _ arsim: String, depth: (Float) -> Float = { $0 }) throws {
+  /// depth as `depth` makes it of the ARSim format's. `referenceFromARSim` maps the ARSim recording's
+  /// reference world into `path`'s (ARKitScenes' is z-up).
+  static func expectSameReference(
+    _ path: String, _ arsim: String, referenceFromARSim: RigidTransform = .identity,
+    depth: (Float) -> Float = { $0 }
+  ) throws {
     var a = try Recording.open(folder: path)
     var b = try Recording.open(folder: arsim)
     while let x = try a.nextFrame() {
       let y = try #require(try b.nextFrame())
       #expect(abs(x.timestamp - y.timestamp) < 5e-4)
       let p = try #require(x.groundTruth)
-      let q = try #require(y.groundTruth)
+      let q = referenceFromARSim * (try #require(y.groundTruth))
       #expect(simd_length(p.translation - q.translation) < 1e-8)
       #expect(simd_length((p.inverse * q).rotation.imag) < 1e-8)
       #expect(x.depth?.metres.map(\.bitPattern) == y.depth?.metres.map { depth($0).bitPattern })
@@ -221,7 +225,11 @@ final class ReplayLog: ARSessionDelegate {
     let info = try Recording.open(folder: folder).info
     #expect(info.referenceKind == .arkit && info.hasDepth && !info.hasAccelerometer)
     #expect(info.intrinsics == scene.camera)
-    try Self.expectSameReference(folder, arsim)
+    #expect(info.groundTruthGravity == SIMD3(0, 0, -1))
+    try Self.expectSameReference(
+      folder, arsim,
+      referenceFromARSim: RigidTransform(
+        rotation: simd_quatd(angle: .pi / 2, axis: SIMD3(1, 0, 0)), translation: .zero))
     let rgbd = ReplayLog.difference(
       try ReplayLog.replay(folder, mode: .rgbd), try ReplayLog.replay(arsim, mode: .rgbd), tolerance: 1e-6)
     #expect(rgbd <= 1e-6)

@@ -63,6 +63,19 @@ import Testing
     try Data(bytes).write(to: URL(fileURLWithPath: path))
   }
 
+  /// OUT under a file (`rec/odometry.csv/out`): one line naming OUT and the file in the way, not the
+  /// system's bare "NSCocoaErrorDomain error 512", and nothing written.
+  @Test func anOutputUnderAFileIsOneLine() throws {
+    let stray = try ImportCommandTests.generate("stray", frames: 2)
+    for out in [stray + "/odometry.csv/out", stray + "/odometry.csv/deeper/out"] {
+      let result = try CLI.run(["import", stray, out])
+      #expect(result.status != 0)
+      #expect(
+        result.stderr
+          == "arsim import: \(out): cannot be created: \(stray)/odometry.csv is a file, not a folder\n")
+    }
+  }
+
   @Test(arguments: cases) func damagedSourceIsOneLineAndLeavesNothing(_ damaged: Damaged) throws {
     let (source, message) = try damaged.make()
     let out = RecordingFixtures.temporaryFolder("imported-bad") + "/out"

@@ -2,8 +2,9 @@ import Foundation
 
 /// Intrinsics as recordings and the command line give them: validation, parsing, known presets.
 extension CameraIntrinsics {
-  /// Returns self when the values describe a usable camera: finite positive focal lengths,
-  /// a positive image size, and a principal point inside the image.
+  /// Returns self when the values describe a usable camera: finite positive focal lengths, each
+  /// within ``focalLengthRange`` times the image's width (x) or height (y), a positive image size, and
+  /// a principal point inside the image.
   /// - Parameter source: the file or option the values came from, for the error.
   /// - Throws: ``RecordingError`` naming `source` and the problem.
   public func validated(source: String) throws(RecordingError) -> CameraIntrinsics {
@@ -14,12 +15,24 @@ extension CameraIntrinsics {
     guard width > 0, height > 0 else {
       throw RecordingError(file: source, "image size must be positive, got \(width)x\(height)")
     }
+    let range = Self.focalLengthRange
+    guard range.contains(fx / Double(width)), range.contains(fy / Double(height)) else {
+      throw RecordingError(
+        file: source,
+        "focal lengths fx \(fx), fy \(fy) are not within \(range.lowerBound)...\(range.upperBound) "
+          + "times the \(width)x\(height) image's width and height")
+    }
     guard cx > 0, cy > 0, cx < Double(width), cy < Double(height) else {
       throw RecordingError(
         file: source, "principal point (\(cx), \(cy)) lies outside the \(width)x\(height) image")
     }
     return self
   }
+
+  /// The focal lengths accepted, in image widths (fx) and heights (fy): wider than an undistorted
+  /// 150° view (0.13) and a 3° telephoto (19) with margins. A value outside is a damaged file or
+  /// one in other units.
+  public static let focalLengthRange = 0.05...50.0
 
   /// `fx,fy,cx,cy` as the command line writes them.
   public var summary: String { "\(fx),\(fy),\(cx),\(cy)" }

@@ -61,11 +61,15 @@ package final class LineReader {
     }
   }
 
-  /// Returns the next line that is neither blank nor a `#` comment, split on white space,
-  /// or nil at the end of the file.
-  package func nextRecord() throws(RecordingError) -> [Substring]? {
+  /// Returns the next line that is neither blank nor a `#` comment, split on white space and on
+  /// commas (unless `commas` is false), or nil at the end of the file.
+  ///
+  /// A file whose fields are separated by white space alone (ARKitScenes' `.traj` and `.pincam`)
+  /// is read with `commas: false`, so that a decimal comma (`0,5`) stays inside its field and fails
+  /// to parse as a number, instead of splitting it in two and shifting every later field.
+  package func nextRecord(commas: Bool = true) throws(RecordingError) -> [Substring]? {
     while let line = try nextLine() {
-      let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," })
+      let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" || (commas && $0 == ",") })
       if fields.isEmpty || fields[0].hasPrefix("#") { continue }
       return fields
     }
@@ -86,12 +90,42 @@ package final class LineReader {
     RecordingError(file: path, line: lineNumber, message)
   }
 
-  /// Parses a field as a finite number, or throws an error naming this line.
+  /// Parses a field as a finite decimal number (`-12`, `0.5`, `.5`, `1e-3`), or throws an error
+  /// naming this line. Only decimal digits, one sign, one point and an exponent are accepted:
+  /// `Double.init` alone would also take hexadecimal (`0x1p3`), `inf` and `nan`.
   package func number(_ field: Substring, _ what: String) throws(RecordingError) -> Double {
-    guard let value = Double(field), value.isFinite else {
+    guard Self.isDecimal(field), let value = Double(field), value.isFinite else {
       throw error("\(what) '\(field)' is not a finite number")
     }
     return value
+  }
+
+  /// Whether `field` is a decimal number: `[+-]digits[.digits][(e|E)[+-]digits]`, with digits on at
+  /// least one side of the point.
+  package static func isDecimal(_ field: Substring) -> Bool {
+    var bytes = field.utf8[...]
+    func digits() -> Int {
+      let run = bytes.prefix(while: { (0x30...0x39).contains($0) }).count
+      bytes = bytes.dropFirst(run)
+      return run
+    }
+    if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+      bytes = bytes.dropFirst()
+    }
+    var mantissa = digits()
+    if bytes.first == UInt8(ascii: ".") {
+      bytes = bytes.dropFirst()
+      mantissa += digits()
+    }
+    guard mantissa > 0 else { return false }
+    if let e = bytes.first, e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+      bytes = bytes.dropFirst()
+      if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+        bytes = bytes.dropFirst()
+      }
+      guard digits() > 0 else { return false }
+    }
+    return bytes.isEmpty
   }
 
   /// Parses a field as a finite number of magnitude at most `bound`, or throws naming this line.

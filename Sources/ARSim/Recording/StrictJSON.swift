@@ -1,13 +1,41 @@
 /// A strict RFC 8259 syntax check, run before Foundation decodes a file: Foundation accepts trailing
-/// commas and repeated keys, and recurses without bound on deep nesting. This rejects all three (and
-/// anything else that is not JSON), naming the line.
+/// commas and repeated keys, recurses without bound on deep nesting, and makes an object of every
+/// array and object it reads (about 100 bytes each: 200 MB of `[[[]]],` takes tens of gigabytes,
+/// until the process is killed). This rejects all of them (and anything else that is not JSON), naming
+/// the line, within ``Limits`` that a reader sets from what its file must hold.
 package enum StrictJSON {
-  /// The deepest nesting of arrays and objects accepted.
+  /// The deepest nesting of arrays and objects accepted by default.
   package static let maxDepth = 256
 
-  /// Throws ``RecordingError`` naming `path` and the line of the first syntax error.
-  package static func check(_ bytes: [UInt8], path: String) throws(RecordingError) {
-    var parser = Parser(bytes: bytes)
+  /// What one file may hold.
+  package struct Limits: Sendable {
+    /// The largest file, bytes.
+    package var maxBytes: Int
+    /// The deepest nesting of arrays and objects (a flat object of numbers is 1).
+    package var maxDepth: Int
+    /// The most arrays and objects in the whole file.
+    package var maxContainers: Int
+
+    package init(maxBytes: Int, maxDepth: Int, maxContainers: Int) {
+      self.maxBytes = maxBytes
+      self.maxDepth = maxDepth
+      self.maxContainers = maxContainers
+    }
+
+    /// Any file the readers take whole (``InputFile/maxBytes``), nested at most ``StrictJSON/maxDepth``.
+    package static let general = Limits(
+      maxBytes: InputFile.maxBytes, maxDepth: StrictJSON.maxDepth, maxContainers: .max)
+  }
+
+  /// Throws ``RecordingError`` naming `path` and the line of the first syntax error, or the limit
+  /// exceeded.
+  package static func check(_ bytes: [UInt8], path: String, limits: Limits = .general) throws(RecordingError)
+  {
+    guard bytes.count <= limits.maxBytes else {
+      throw RecordingError(
+        file: path, "is \(bytes.count) bytes, more than the \(limits.maxBytes) such a file may hold")
+    }
+    var parser = Parser(bytes: bytes, limits: limits)
     do {
       try parser.document()
     } catch {
@@ -29,10 +57,15 @@ package enum StrictJSON {
 
   private struct Parser {
     let bytes: [UInt8]
+    let limits: Limits
     var position = 0
     var line = 1
+    var containers = 0
 
-    init(bytes: [UInt8]) { self.bytes = bytes }
+    init(bytes: [UInt8], limits: Limits) {
+      self.bytes = bytes
+      self.limits = limits
+    }
 
     mutating func document() throws(Problem) {
       if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
@@ -57,13 +90,17 @@ package enum StrictJSON {
     }
 
     private mutating func value(depth: Int) throws(Problem) {
-      guard depth < StrictJSON.maxDepth else {
-        throw Problem(message: "nested more than \(StrictJSON.maxDepth) levels deep")
-      }
       skipSpace()
       switch current {
-      case UInt8(ascii: "{"): try object(depth: depth)
-      case UInt8(ascii: "["): try array(depth: depth)
+      case UInt8(ascii: "{"), UInt8(ascii: "["):
+        guard depth < limits.maxDepth else {
+          throw Problem(message: "nested more than \(limits.maxDepth) levels deep")
+        }
+        containers += 1
+        guard containers <= limits.maxContainers else {
+          throw Problem(message: "more than \(limits.maxContainers) arrays and objects")
+        }
+        if current == UInt8(ascii: "{") { try object(depth: depth) } else { try array(depth: depth) }
       case UInt8(ascii: "\""): _ = try string()
       case UInt8(ascii: "t"): try literal("true")
       case UInt8(ascii: "f"): try literal("false")

@@ -154,4 +154,76 @@ import Testing
     try jpeg.write(to: URL(fileURLWithPath: depth))
     #expect(failure(folder) == "\(depth): is JPEG data, but the name says PNG")
   }
+
+  // Issue 48: Stray Scanner files and JSON.
+
+  @Test func aStrayFolderWithoutItsCameraMatrixNamesIt() throws {
+    let folder = try StrayLayout.write(from: Datasets.path("tabletop"), frames: 3)
+    try FileManager.default.removeItem(atPath: folder + "/camera_matrix.csv")
+    #expect(try Recording.detectFormat(folder: folder) == .stray)
+    #expect(
+      failure(folder)
+        == "\(folder)/camera_matrix.csv: is missing: a Stray Scanner export (odometry.csv is there) needs its "
+        + "3x3 camera matrix")
+  }
+
+  @Test(arguments: [
+    (
+      "camera_matrix.csv", 1, "1e308, 0.0, 159.5",
+      ": focal lengths fx 1e+308, fy 262.5 are not within 0.05...50.0 times the 320x240 image's width and height"
+    ),
+    (
+      "odometry.csv", 3, "1.1, 000001, 1e5, 0, 0, 0, 0, 0, 1",
+      ":3: camera position 100000.0 m from the origin is beyond 10000.0 m"
+    ),
+    (
+      "odometry.csv", 3, "1,1, 000001, 0, 0, 0, 0, 0, 0, 1",
+      ":3: expected 9 comma-separated fields as the header has, got 10 (a decimal comma?)"
+    ),
+    ("imu.csv", 3, "0.92, 250, 0, 0, 0, 0, 0", ":3: acceleration 250 m/s^2 is beyond 20 g"),
+    ("imu.csv", 3, "0.92, 0, 0, 9.8, 1000, 0, 0", ":3: rotation rate 1000 rad/s is beyond 100 rad/s"),
+    ("imu.csv", 3, "-0.5, 0, 0, 9.8, 0, 0, 0", ":3: timestamp -0.5 is not in 0...100000000000.0 seconds"),
+  ])
+  func implausibleStrayValuesAreNamed(_ name: String, _ line: Int, _ row: String, _ problem: String) throws {
+    let folder = try StrayLayout.write(from: Datasets.path("tabletop"), frames: 3)
+    try edit(folder + "/" + name) { text in
+      var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+      lines[line - 1] = row
+      return lines.joined(separator: "\n")
+    }
+    #expect(failure(folder) == folder + "/" + name + problem)
+  }
+
+  /// Nesting far deeper than anything a recording holds, as a fuzzer's repeated bytes make it: one
+  /// line naming the file, the line and the depth.
+  @Test(arguments: ["[", "{\"a\":"])
+  func deepNestingIsOneLine(_ opening: String) throws {
+    let folder = try RecordingFixtures.writeARSim(frames: 2)
+    let bytes = Array(String(repeating: opening + "\n", count: 200_000).utf8)
+    try Data(bytes).write(to: URL(fileURLWithPath: folder + "/session.json"))
+    #expect(
+      failure(folder)
+        == "\(folder)/session.json:\(StrictJSON.maxDepth + 1): not valid JSON: nested more than "
+        + "\(StrictJSON.maxDepth) levels deep")
+  }
+
+  /// Record3D's metadata within what it holds (``ImporterFiles/record3DMetadataLimits``): 200 MB of
+  /// arrays nested 250 deep made Foundation allocate 24 GB until the process was killed; now nesting
+  /// past 4, more arrays than frames could need, or more bytes are one line before Foundation reads it.
+  @Test func record3DMetadataIsBoundedByWhatItHolds() throws {
+    let folder = RecordingFixtures.temporaryFolder("record3d")
+    try FileManager.default.createDirectory(atPath: folder + "/rgb", withIntermediateDirectories: true)
+    let metadata = folder + "/metadata.json"
+    let head =
+      #"{"w": 32, "h": 24, "dw": 16, "dh": 12, "fps": 60, "K": [30, 0, 0, 0, 30, 0, 15.5, 11.5, 1], "#
+    try (head + #""poses": [[[[[0]]]]]}"#).write(toFile: metadata, atomically: true, encoding: .utf8)
+    #expect(failure(folder) == "\(metadata):1: not valid JSON: nested more than 4 levels deep")
+    let many = "[" + String(repeating: "[],", count: 500_000) + "[]]"
+    try (head + #""poses": "# + many + "}").write(toFile: metadata, atomically: true, encoding: .utf8)
+    #expect(failure(folder) == "\(metadata):1: not valid JSON: more than 500000 arrays and objects")
+    let limits = StrictJSON.Limits(maxBytes: 10, maxDepth: 4, maxContainers: 10)
+    #expect(throws: RecordingError(file: "m.json", "is 12 bytes, more than the 10 such a file may hold")) {
+      try StrictJSON.check(Array("[1, 2, 3, 4]".utf8), path: "m.json", limits: limits)
+    }
+  }
 }

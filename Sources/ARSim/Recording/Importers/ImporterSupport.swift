@@ -86,6 +86,66 @@ enum ImporterFiles {
     return pose
   }
 
+  /// The largest distance of a camera from the world's origin that phone apps' poses may state,
+  /// metres: a room or a building walked through, with room to spare; beyond it a pose is damage.
+  static let maxTranslation = 1e4
+  /// The largest specific force an IMU reading may state, m/s² (20 g: phones' accelerometers
+  /// saturate at 8 to 16 g).
+  static let maxSpecificForce = 20 * standardGravity
+  /// The largest angular rate an IMU reading may state, rad/s (phones' gyroscopes saturate at
+  /// about 35 rad/s).
+  static let maxRotationRate = 100.0
+
+  /// Throws unless `time` (seconds) is non-negative and at most ``LineReader/maxTimestamp``; finite
+  /// numbers are the parser's part. Whether it increases is the reader's check.
+  static func checkTimestamp(_ time: Double, _ reader: LineReader) throws(RecordingError) {
+    guard time >= 0, time <= LineReader.maxTimestamp else {
+      throw reader.error("timestamp \(time) is not in 0...\(LineReader.maxTimestamp) seconds")
+    }
+  }
+
+  /// Throws unless a camera position (metres) lies within ``maxTranslation`` of the origin.
+  static func checkTranslation(_ t: SIMD3<Double>, _ reader: LineReader) throws(RecordingError) {
+    let distance = simd_length(t)
+    guard distance < maxTranslation else {
+      throw reader.error("camera position \(distance) m from the origin is beyond \(maxTranslation) m")
+    }
+  }
+
+  /// Throws unless an IMU reading is plausible: specific force (m/s²) under ``maxSpecificForce``
+  /// and angular rate (rad/s) under ``maxRotationRate`` in magnitude.
+  static func checkIMU(
+    specificForce: SIMD3<Double>, rotationRate: SIMD3<Double>, _ reader: LineReader
+  ) throws(RecordingError) {
+    let force = simd_length(specificForce)
+    guard force < maxSpecificForce else {
+      throw reader.error(
+        String(format: "acceleration %.6g m/s^2 is beyond %.0f g", force, maxSpecificForce / standardGravity))
+    }
+    let rate = simd_length(rotationRate)
+    guard rate < maxRotationRate else {
+      throw reader.error(
+        String(format: "rotation rate %.6g rad/s is beyond %.0f rad/s", rate, maxRotationRate))
+    }
+  }
+
+  /// How far apart, in pixels, two intrinsics of one image size put the same viewing ray, at worst
+  /// over the image (its corners): `|(f'/f − 1)(u − c) + (c' − c)|` in each axis, largest at `u = 0`
+  /// or `u = width`.
+  static func pixelDisagreement(_ a: CameraIntrinsics, _ b: CameraIntrinsics) -> Double {
+    func axis(_ f: Double, _ c: Double, _ f2: Double, _ c2: Double, _ size: Int) -> Double {
+      max(abs((f2 / f - 1) * (0 - c) + (c2 - c)), abs((f2 / f - 1) * (Double(size) - c) + (c2 - c)))
+    }
+    return max(axis(b.fx, b.cx, a.fx, a.cx, b.width), axis(b.fy, b.cy, a.fy, a.cy, b.height))
+  }
+
+  /// What a Record3D `metadata` file may hold: K, sizes, and per frame a pose (7 numbers), a
+  /// timestamp and intrinsics, about 300 bytes and two arrays a frame, nested 3 deep (one level to
+  /// spare). 32 MiB is over 100,000 frames (an hour at 30 fps); the bounds keep what Foundation
+  /// builds from the file near a gigabyte however the bytes are arranged.
+  static let record3DMetadataLimits = StrictJSON.Limits(
+    maxBytes: 32 << 20, maxDepth: 4, maxContainers: 500_000)
+
   /// Whether `path` is an existing directory.
   static func isDirectory(_ path: String) -> Bool {
     var isDirectory: ObjCBool = false

@@ -311,7 +311,8 @@ struct Record3DMetadata {
   var initPose: [Double]?
 
   init(json: [UInt8], source: String) throws(RecordingError) {
-    try StrictJSON.check(json, path: source)  // as every JSON input: strict syntax, bounded nesting
+    // As every JSON input: strict syntax, and bounds from what the file holds.
+    try StrictJSON.check(json, path: source, limits: ImporterFiles.record3DMetadataLimits)
     guard let object = try? JSONSerialization.jsonObject(with: Data(json)),
       let root = object as? [String: Any]
     else {

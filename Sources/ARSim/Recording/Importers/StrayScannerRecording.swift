@@ -27,11 +27,13 @@ public struct StrayScannerRecordingSource: FrameSource {
   private var nextIndex = 0
   private var lastTimestamp = -Double.infinity
   private var lastFrame = -1
+  /// The number of fields every odometry row has (the header's, else the first row's).
+  private let odometryColumns: Int
 
-  /// Whether `folder` looks like a Stray Scanner export.
+  /// Whether `folder` looks like a Stray Scanner export: it has `odometry.csv` (the reader then names
+  /// whatever else is missing).
   public static func recognizes(folder: String) -> Bool {
     FileManager.default.fileExists(atPath: folder + "/odometry.csv")
-      && FileManager.default.fileExists(atPath: folder + "/camera_matrix.csv")
   }
 
   /// Opens the folder, reads K, the first depth map's size and the accelerometer's units.
@@ -39,9 +41,16 @@ public struct StrayScannerRecordingSource: FrameSource {
   public init(folder: String, options: FrameSourceOptions = FrameSourceOptions()) throws(RecordingError) {
     self.options = options
     let odometryPath = folder + "/odometry.csv"
-    let (frameCount, firstFrame) = try Self.scanOdometry(odometryPath)
+    let matrixPath = folder + "/camera_matrix.csv"
+    guard try InputFile.exists(matrixPath) else {
+      throw RecordingError(
+        file: matrixPath,
+        "is missing: a Stray Scanner export (odometry.csv is there) needs its 3x3 camera matrix")
+    }
+    let (frameCount, firstFrame, columns) = try Self.scanOdometry(odometryPath)
+    odometryColumns = columns
     odometry = try LineReader(path: odometryPath)
-    let colourK = try Self.cameraMatrix(folder + "/camera_matrix.csv")
+    let colourK = try Self.cameraMatrix(matrixPath)
     let firstDepthPath = folder + "/depth/" + Self.stem(firstFrame) + ".png"
     let firstDepth = try FrameFiles.bytes(firstDepthPath, listedIn: odometryPath, line: 2)
     let depthSize: (width: Int, height: Int)
@@ -68,6 +77,12 @@ public struct StrayScannerRecordingSource: FrameSource {
       video = nil
       // Phone colour resolutions are the depth resolution times a multiple of 0.5 (7.5 for 1920x1440).
       let ratio = max(0.5, ((colourK.cx + 0.5) * 2 / Double(depthSize.width) * 2).rounded() / 2)
+      guard ratio <= 32 else {
+        throw RecordingError(
+          file: matrixPath,
+          "principal point x \(colourK.cx) is not in a colour image of up to 32 times the depth map's width "
+            + "\(depthSize.width)")
+      }
       intrinsics = colourK
       intrinsics.width = Int((Double(depthSize.width) * ratio).rounded())
       intrinsics.height = Int((Double(depthSize.height) * ratio).rounded())
@@ -86,12 +101,14 @@ public struct StrayScannerRecordingSource: FrameSource {
       notes.append("accelerometer in \(units.rawValue) (from the magnitude of its readings)")
       imu = try IMUStream(path: imuPath) { reader, fields throws(RecordingError) in
         if Double(fields[0]) == nil, fields[0].hasPrefix("timestamp") { return nil }
-        let v = try ImporterFiles.numbers(
-          fields[...], ["timestamp", "a_x", "a_y", "a_z", "alpha_x", "alpha_y", "alpha_z"], reader)
-        return IMUSample(
-          timestamp: v[0],
-          acceleration: PhoneAxes.specificForce(coreMotion: SIMD3(v[1], v[2], v[3]), units: units),
-          rotationRate: PhoneAxes.opticalFromDevice(SIMD3(v[4], v[5], v[6])))
+        let names = ["timestamp", "a_x", "a_y", "a_z", "alpha_x", "alpha_y", "alpha_z"]
+        try Self.checkColumns(fields, names.count, reader)
+        let v = try ImporterFiles.numbers(fields[...], names, reader)
+        try ImporterFiles.checkTimestamp(v[0], reader)
+        let force = PhoneAxes.specificForce(coreMotion: SIMD3(v[1], v[2], v[3]), units: units)
+        let rate = PhoneAxes.opticalFromDevice(SIMD3(v[4], v[5], v[6]))
+        try ImporterFiles.checkIMU(specificForce: force, rotationRate: rate, reader)
+        return IMUSample(timestamp: v[0], acceleration: force, rotationRate: rate)
       }
     } else {
       imu = nil
@@ -110,23 +127,42 @@ public struct StrayScannerRecordingSource: FrameSource {
 
   private static func stem(_ frame: Int) -> String { String(format: "%06d", frame) }
 
-  /// Counts the odometry rows and returns the first row's frame number.
-  private static func scanOdometry(_ path: String) throws(RecordingError) -> (count: Int, first: Int) {
+  /// Counts the odometry rows and returns the first row's frame number and the number of fields of
+  /// every row (the header's, else the first row's), each row checked against it.
+  private static func scanOdometry(_ path: String) throws(RecordingError) -> (
+    count: Int, first: Int, columns: Int
+  ) {
     let reader = try LineReader(path: path)
     var count = 0
     var first: Int?
+    var columns: Int?
     while let fields = try reader.nextRecord() {
-      if reader.lineNumber == 1, Double(fields[0]) == nil { continue }
+      if reader.lineNumber == 1, Double(fields[0]) == nil {
+        columns = fields.count
+        continue
+      }
       if first == nil {
         guard fields.count >= 9, let frame = Int(fields[1]) else {
           throw reader.error("expected 'timestamp, frame, x, y, z, qx, qy, qz, qw'")
         }
         first = frame
+        columns = columns ?? fields.count
       }
+      try checkColumns(fields, columns!, reader)
       count += 1
     }
-    guard let first else { throw RecordingError(file: path, "the recording has no frames") }
-    return (count, first)
+    guard let first, let columns else { throw RecordingError(file: path, "the recording has no frames") }
+    return (count, first, columns)
+  }
+
+  /// Throws unless a CSV row has `count` fields: a decimal comma (`0,5`) splits a number in two.
+  private static func checkColumns(_ fields: [Substring], _ count: Int, _ reader: LineReader)
+    throws(RecordingError)
+  {
+    guard fields.count == count else {
+      throw reader.error(
+        "expected \(count) comma-separated fields as the header has, got \(fields.count) (a decimal comma?)")
+    }
   }
 
   private static func cameraMatrix(_ path: String) throws(RecordingError) -> CameraIntrinsics {
@@ -165,11 +201,16 @@ public struct StrayScannerRecordingSource: FrameSource {
   public mutating func nextFrame() throws(RecordingError) -> RecordedFrame? {
     var fields: [Substring]
     repeat {
-      guard let next = try odometry.nextRecord() else { return nil }
+      guard let next = try odometry.nextRecord() else {
+        try imu?.finish()  // damage after the last frame fails the run too
+        return nil
+      }
       fields = next
     } while odometry.lineNumber == 1 && Double(fields[0]) == nil
+    try Self.checkColumns(fields, odometryColumns, odometry)
     let v = try ImporterFiles.numbers(
       fields[...], ["timestamp", "frame", "x", "y", "z", "qx", "qy", "qz", "qw"], odometry)
+    try ImporterFiles.checkTimestamp(v[0], odometry)
     guard let frame = Int(fields[1]), frame >= 0 else {
       throw odometry.error("frame '\(fields[1])' is not an index")
     }
@@ -181,6 +222,7 @@ public struct StrayScannerRecordingSource: FrameSource {
     }
     lastTimestamp = v[0]
     lastFrame = frame
+    try ImporterFiles.checkTranslation(SIMD3(v[2], v[3], v[4]), odometry)
     let pose = try ImporterFiles.pose(translation: Array(v[2...4]), quaternion: Array(v[5...8]), odometry)
     let line = odometry.lineNumber
     var image: CapturedImage?
