@@ -6,9 +6,10 @@ import ARSimMath
 /// world is provisional or, with ``TrackerOptions/relevelsOnceSettled``, for the whole session (each
 /// re-level is a rotation about the origin that the session applies to planes and anchors too). The
 /// origin stays the first camera; -z stays the first camera's forward direction projected onto the
-/// horizontal plane. Without an accelerometer the world is fixed once, from ground truth or the first
-/// camera assumed upright. Corrections from elsewhere (``applyWorldCorrection(_:)``) compose with the
-/// levelling. Not thread-safe.
+/// horizontal plane. Without an accelerometer the world is levelled from the reference trajectory and
+/// its stated gravity (``referenceSeconds``), or else fixed once with the first camera assumed upright.
+/// Corrections from elsewhere (``applyWorldCorrection(_:)``) compose with the levelling. Not
+/// thread-safe.
 struct WorldLeveller {
   /// What one frame did to the world.
   struct Update {
@@ -66,8 +67,8 @@ struct WorldLeveller {
     options: TrackerOptions
   ) -> Update {
     guard info.hasAccelerometer else {
-      if worldFromO == nil { fixWithoutAccelerometer(frame, info: info) }
-      return Update(worldFromO: worldFromO, correction: nil)
+      return levelWithoutAccelerometer(
+        frame, oFromOptical: oFromOptical, measured: measured, info: info, options: options)
     }
     if startTime == nil {
       estimator.driftDegrees = options.gravityDriftDegrees
@@ -144,14 +145,53 @@ struct WorldLeveller {
     self.source = source
   }
 
-  private mutating func fixWithoutAccelerometer(_ frame: RecordedFrame, info: RecordingInfo) {
-    if let truth = frame.groundTruth, let gravity = info.groundTruthGravity {
-      // Up in the first optical frame: the ground-truth world's up rotated into the camera.
-      fix(up: truth.inverse.rotate(-gravity), source: .groundTruth)
-    } else {
-      fix(up: SIMD3(0, -1, 0), source: .assumedUpright)
-    }
+  /// Seconds from the first frame during which, without an accelerometer, the reference's up is
+  /// gathered (each frame's reference orientation carries the stated gravity into O through the
+  /// tracked pose) and the world re-levelled to their consensus. One frame alone can be wrong where
+  /// the others agree: on ARKitScenes' room 40777063 the first depth map does not register with the
+  /// second (0.45 m apart by the reference poses, 1-3 cm for every later pair), so the tracked first
+  /// step turns 9 degrees too far, and a world levelled from the first frame alone stayed 9 degrees off.
+  static let referenceSeconds = 1.0
+  /// Up in O from each frame of the first ``referenceSeconds`` that had a reference pose and a
+  /// measured pose.
+  private var referenceUps: [SIMD3<Double>] = []
+
+  /// Without an accelerometer: with a reference trajectory and its gravity, the world is fixed from
+  /// the first frame that has a reference pose and re-levelled to the consensus of the first
+  /// ``referenceSeconds`` (``consensus(_:)``) whenever it moves by ``TrackerOptions/relevelDegrees``;
+  /// until a reference pose comes, the first camera is assumed upright. The world is never provisional
+  /// (tracking is not held in `initializing`); a re-level is a correction.
+  private mutating func levelWithoutAccelerometer(
+    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, info: RecordingInfo,
+    options: TrackerOptions
+  ) -> Update {
+    startTime = startTime ?? frame.timestamp
     isSettled = true
+    let inWindow = frame.timestamp - startTime! <= Self.referenceSeconds
+    guard let gravity = info.groundTruthGravity, let truth = frame.groundTruth, inWindow,
+      measured || worldFromO == nil
+    else {
+      if worldFromO == nil { fix(up: SIMD3(0, -1, 0), source: .assumedUpright) }
+      return Update(worldFromO: worldFromO, correction: nil)
+    }
+    // Up in this optical frame from the reference, then in O through the tracked pose.
+    referenceUps.append(oFromOptical.rotate(truth.inverse.rotate(-gravity)))
+    let up = Self.consensus(referenceUps)
+    if let old = upInO, source == .groundTruth, angleDegrees(old, up) < options.relevelDegrees {
+      return Update(worldFromO: worldFromO, correction: nil)
+    }
+    let previous = worldFromO
+    fix(up: up, source: .groundTruth)
+    return Update(worldFromO: worldFromO, correction: previous.map { worldFromO! * $0.inverse })
+  }
+
+  /// The direction most of `ups` (unit vectors) agree on: the one with the least summed angle to the
+  /// others (the first of equals), averaged with those within 2 degrees of it.
+  static func consensus(_ ups: [SIMD3<Double>]) -> SIMD3<Double> {
+    let medoid = ups.min { a, b in
+      ups.reduce(0) { $0 + angleDegrees(a, $1) } < ups.reduce(0) { $0 + angleDegrees(b, $1) }
+    }!
+    return simd_normalize(ups.filter { angleDegrees($0, medoid) <= 2 }.reduce(.zero, +))
   }
 }
 
