@@ -212,9 +212,11 @@ std::string lowercase_extension(const std::string &path) {
 
 namespace {
 
-/// cv_image_decode and cv_image_decode_reduced: `reduction` 1 decodes at the stored size.
+/// cv_image_decode, cv_image_decode_reduced and cv_image_decode_reference: `reduction` 1 decodes at
+/// the stored size; `reference` decodes PNG and JPEG with OpenCV instead of codecs.cpp.
 int32_t decode_image(const char *function, const uint8_t *data, size_t size, int32_t mode, int32_t reduction,
-                     uint8_t *out, size_t capacity, cv_image_info *info, cv_status *status) noexcept {
+                     bool reference, uint8_t *out, size_t capacity, cv_image_info *info,
+                     cv_status *status) noexcept {
   return cvision::guarded(status, function, [&](cv_status *) -> int32_t {
     cvision::require_pointer(info, "info");
     std::memset(info, 0, sizeof(*info));
@@ -283,7 +285,7 @@ int32_t decode_image(const char *function, const uint8_t *data, size_t size, int
       }
     }
 
-    if (is_png(data, size) || is_jpeg(data, size)) {
+    if (!reference && (is_png(data, size) || is_jpeg(data, size))) {
       const bool png = is_png(data, size);
       if (mode == CV_DECODE_FLOAT32) {
         fail(CV_ERR_DECODE, "expected a single-channel float image (OpenEXR), got %s data", png ? "PNG" : "JPEG");
@@ -355,13 +357,18 @@ int32_t decode_image(const char *function, const uint8_t *data, size_t size, int
 
 extern "C" int32_t cv_image_decode(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
                                    size_t capacity, cv_image_info *info, cv_status *status) noexcept {
-  return decode_image("cv_image_decode", data, size, mode, 1, out, capacity, info, status);
+  return decode_image("cv_image_decode", data, size, mode, 1, false, out, capacity, info, status);
 }
 
 extern "C" int32_t cv_image_decode_reduced(const uint8_t *data, size_t size, int32_t mode, int32_t reduction,
                                            uint8_t *out, size_t capacity, cv_image_info *info,
                                            cv_status *status) noexcept {
-  return decode_image("cv_image_decode_reduced", data, size, mode, reduction, out, capacity, info, status);
+  return decode_image("cv_image_decode_reduced", data, size, mode, reduction, false, out, capacity, info, status);
+}
+
+extern "C" int32_t cv_image_decode_reference(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
+                                             size_t capacity, cv_image_info *info, cv_status *status) noexcept {
+  return decode_image("cv_image_decode_reference", data, size, mode, 1, true, out, capacity, info, status);
 }
 
 extern "C" int32_t cv_image_write(const char *path, const uint8_t *pixels, int32_t width, int32_t height,

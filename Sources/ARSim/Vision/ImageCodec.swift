@@ -107,6 +107,27 @@ package enum ImageCodec {
     return (raw.width, raw.height, raw.values.map { Float(bitPattern: $0) })
   }
 
+  /// What a decode produces: 8-bit grey, 8-bit R, G, B, or 16-bit values as stored.
+  package enum DecodeMode: Sendable {
+    case gray, rgb, depth16
+  }
+
+  /// Decodes `data` as `mode` asks into its raw bytes (16-bit values in native byte order), with
+  /// CVision's own PNG and JPEG decoders or, `withOpenCV`, with OpenCV's (the reference they are
+  /// checked against; slower).
+  package static func decodeBytes(_ data: [UInt8], mode: DecodeMode, withOpenCV: Bool = false)
+    throws(VisionError) -> (width: Int, height: Int, bytes: [UInt8])
+  {
+    let code: Int32
+    switch mode {
+    case .gray: code = Int32(CV_DECODE_GRAY8)
+    case .rgb: code = Int32(CV_DECODE_RGB8)
+    case .depth16: code = Int32(CV_DECODE_DEPTH16)
+    }
+    let decoded = try decode(data, mode: code, reference: withOpenCV, as: UInt8.self)
+    return (decoded.width, decoded.height, decoded.values)
+  }
+
   /// Writes a gray image; the format follows the extension of `path` (`.png`, `.jpg`, `.jpeg`).
   /// `quality` is the JPEG quality (1...100, default 95) or the PNG compression level
   /// (0...9, default 3; PNG is lossless at every level).
@@ -252,14 +273,17 @@ package enum ImageCodec {
   /// Decodes in two calls: a size query (answered from the header for PNG and JPEG),
   /// then the decode into a buffer of the reported size.
   private static func decode<Element: FixedWidthInteger>(
-    _ data: [UInt8], mode: Int32, reduction: Int = 1, as _: Element.Type
+    _ data: [UInt8], mode: Int32, reduction: Int = 1, reference: Bool = false, as _: Element.Type
   ) throws(VisionError) -> (width: Int, height: Int, values: [Element]) {
     var info = cv_image_info()
     var status = cv_status()
     let factor = try VisionError.int32(reduction, "reduction")
-    let probe = data.withUnsafeBufferPointer { input in
-      cv_image_decode_reduced(input.baseAddress, input.count, mode, factor, nil, 0, &info, &status)
+    let call = { (input: UnsafeBufferPointer<UInt8>, out: UnsafeMutablePointer<UInt8>?, capacity: Int) in
+      reference
+        ? cv_image_decode_reference(input.baseAddress, input.count, mode, out, capacity, &info, &status)
+        : cv_image_decode_reduced(input.baseAddress, input.count, mode, factor, out, capacity, &info, &status)
     }
+    let probe = data.withUnsafeBufferPointer { input in call(input, nil, 0) }
     guard probe == Int32(CV_ERR_BUFFER_TOO_SMALL) else {
       try VisionError.check(probe, status)
       // A zero-byte image cannot decode successfully into a zero-byte buffer.
@@ -273,10 +297,8 @@ package enum ImageCodec {
     var code = Int32(CV_OK)
     let values = [Element](unsafeUninitializedCapacity: byteCount / stride) { buffer, initialized in
       code = data.withUnsafeBufferPointer { input in
-        cv_image_decode_reduced(
-          input.baseAddress, input.count, mode, factor,
-          UnsafeMutableRawPointer(buffer.baseAddress)?
-            .assumingMemoryBound(to: UInt8.self), byteCount, &info, &status)
+        call(
+          input, UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: UInt8.self), byteCount)
       }
       initialized = code == Int32(CV_OK) ? buffer.count : 0
     }

@@ -121,6 +121,12 @@ int32_t cv_exr_encode(const float *values, int32_t width, int32_t height, const 
 int32_t cv_image_decode_reduced(const uint8_t *data, size_t size, int32_t mode, int32_t reduction, uint8_t *out,
                                 size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
 
+/// cv_image_decode with PNG and JPEG decoded by OpenCV's codecs (`imdecode`: libpng, libjpeg), as
+/// OpenEXR is: the reference CVision's own PNG and JPEG decoders are checked against (same checks
+/// before decoding, same output layout). Slower; for tests and comparisons.
+int32_t cv_image_decode_reference(const uint8_t *data, size_t size, int32_t mode, uint8_t *out,
+                                  size_t capacity, cv_image_info *info, cv_status *status) CVISION_NOEXCEPT;
+
 /// Makes the process-wide settings the decoders need once (OpenCV's logger silenced, its
 /// environment settings for FFmpeg, image limits and OpenEXR set), so that a decode on another
 /// thread later changes no environment variable while this one may read it. Call it before the

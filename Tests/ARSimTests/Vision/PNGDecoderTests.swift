@@ -1,3 +1,5 @@
+import ARSimTestSupport
+import Foundation
 import Testing
 
 @testable import ARSim
@@ -111,5 +113,72 @@ import Testing
     #expect(error?.message == "PNG holds more image data than its header declares")
     let filter = ImageLimitsTests.png(width: 1, height: 1, idat: Self.zlibStored([7, 1]))
     #expect(throws: VisionError.self) { try ImageCodec.decodeGray(filter) }
+  }
+}
+
+/// CVision's own PNG and JPEG decoders (libdeflate, libjpeg-turbo directly) against OpenCV's
+/// (`imdecode`: libpng, libjpeg) on the files real recordings hold: every decoded byte equal.
+@Suite struct DecoderAgreementTests {
+  /// The first `count` files (sorted by name) starting with `prefix` and ending in `suffix` in `folder`.
+  static func files(_ folder: String, prefix: String = "", suffix: String, count: Int = 3) throws -> [String]
+  {
+    try FileManager.default.contentsOfDirectory(atPath: folder)
+      .filter { $0.hasPrefix(prefix) && $0.hasSuffix(suffix) }.sorted().prefix(count).map {
+        folder + "/" + $0
+      }
+  }
+
+  /// Expects both decoders to give the same size and bytes for `path` in each of `modes`.
+  static func expectAgreement(_ path: String, _ modes: [ImageCodec.DecodeMode]) throws {
+    let data = try VisionTestSupport.bytes(at: path)
+    for mode in modes {
+      let own = try ImageCodec.decodeBytes(data, mode: mode)
+      let reference = try ImageCodec.decodeBytes(data, mode: mode, withOpenCV: true)
+      #expect(own.width == reference.width && own.height == reference.height, "\(path) \(mode)")
+      #expect(own.bytes == reference.bytes, "\(path) \(mode): decoded bytes differ from OpenCV's")
+    }
+  }
+
+  @Test func committedDatasetsDecodeAsOpenCVDecodes() throws {
+    var checked = 0
+    for name in ["tabletop", "room-phone", "door"] where Datasets.exists(name) {
+      let folder = Datasets.path(name)
+      for path in try Self.files(folder + "/rgb", suffix: ".png")
+        + Self.files(folder + "/rgb", suffix: ".jpg")
+      {
+        try Self.expectAgreement(path, [.gray, .rgb])
+        checked += 1
+      }
+      for path in try Self.files(folder + "/depth", suffix: ".png") {
+        try Self.expectAgreement(path, [.depth16, .gray])
+        checked += 1
+      }
+    }
+    #expect(checked > 0)
+  }
+
+  @Test(
+    .enabled(
+      if: Datasets.sharedExists("arkitscenes-40777063") && Datasets.sharedExists("stray-demo2")
+        && Datasets.sharedExists("scanner3d-corridor"), "../shared/datasets is absent"))
+  func phoneCapturesDecodeAsOpenCVDecodes() throws {
+    let arkitscenes = Datasets.shared + "/arkitscenes-40777063/40777063_frames"
+    let stray = Datasets.shared + "/stray-demo2"
+    let scanner = Datasets.shared + "/scanner3d-corridor/All_Data"
+    let cases: [(String, String, String, [ImageCodec.DecodeMode])] = [
+      // Grey from these RGB PNGs is left out: CVision's luma differs from OpenCV's on some pixels.
+      (arkitscenes + "/lowres_wide", "", ".png", [.rgb]),
+      (arkitscenes + "/lowres_depth", "", ".png", [.depth16]),
+      (stray + "/depth", "", ".png", [.depth16]),
+      (stray + "/confidence", "", ".png", [.gray]),
+      (scanner, "frame_", ".jpg", [.gray, .rgb]),
+      (scanner, "depth_", ".png", [.depth16]),
+      (scanner, "conf_", ".png", [.gray]),
+    ]
+    for (folder, prefix, suffix, modes) in cases {
+      let paths = try Self.files(folder, prefix: prefix, suffix: suffix, count: 2)
+      #expect(!paths.isEmpty, "no \(prefix)*\(suffix) files in \(folder)")
+      for path in paths { try Self.expectAgreement(path, modes) }
+    }
   }
 }
