@@ -101,11 +101,7 @@ extension SyntheticScene {
   /// - Throws: ``SceneError`` naming `source`, the first offending key and the problem.
   public func validate(source: String) throws(SceneError) {
     let check = Checker(file: source)
-    do {
-      _ = try camera.validated(source: source)
-    } catch {
-      throw SceneError(file: source, key: "camera", error.message)
-    }
+    // The size first: the intrinsics' checks are relative to it.
     let maxSide = ImageCodec.maxDimension
     try check.that(
       camera.width <= maxSide, "camera.width", "must be at most \(maxSide) pixels, got \(camera.width)")
@@ -114,6 +110,11 @@ extension SyntheticScene {
     try check.that(
       camera.width * camera.height <= ImageCodec.maxPixels, "camera",
       "\(camera.width)x\(camera.height) is more than \(ImageCodec.maxPixels) pixels")
+    do {
+      _ = try camera.validated(source: source)
+    } catch {
+      throw SceneError(file: source, key: "camera", error.message)
+    }
     try check.range(frameRate, 1...1000, "frameRate")
     try check.range(duration, 1e-6...Self.maxDuration, "duration")
     try check.colour(background, "background")

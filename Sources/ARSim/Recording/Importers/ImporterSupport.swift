@@ -46,6 +46,19 @@ enum ImporterFiles {
     if keep { frame.encodedConfidence = confidence.bytes }
   }
 
+  /// The size of a 16-bit depth PNG: the first frame's, which sets a phone export's depth size.
+  static func depthSize(_ path: String, listedIn index: String, line: Int) throws(RecordingError) -> (
+    width: Int, height: Int
+  ) {
+    let bytes = try FrameFiles.bytes(path, listedIn: index, line: line)
+    do {
+      let raw = try ImageCodec.decodeDepth16(bytes)
+      return (raw.width, raw.height)
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+  }
+
   /// Checks raw confidence levels: the expected size and every level 0...2.
   static func confidence(
     _ levels: [UInt8], width: Int, height: Int, expected: (width: Int, height: Int), _ path: String

@@ -103,14 +103,7 @@ public struct Scanner3DRecordingSource: FrameSource {
     guard try InputFile.exists(firstDepthPath) else {
       throw RecordingError(file: firstDepthPath, "is missing (frame_\(first.stem).json has no depth map)")
     }
-    let firstDepth = try FrameFiles.bytes(firstDepthPath, listedIn: firstPath, line: 1)
-    let depthSize: (width: Int, height: Int)
-    do {
-      let raw = try ImageCodec.decodeDepth16(firstDepth)
-      depthSize = (raw.width, raw.height)
-    } catch {
-      throw RecordingError(file: firstDepthPath, error.message)
-    }
+    let depthSize = try ImporterFiles.depthSize(firstDepthPath, listedIn: firstPath, line: 1)
     let frameNumbers = Set(numbered.map(\.number))
     let colourFrames = colourNumbers.filter(frameNumbers.contains).sorted()
     var notes: [String] = []

@@ -52,14 +52,7 @@ public struct StrayScannerRecordingSource: FrameSource {
     odometry = try LineReader(path: odometryPath)
     let colourK = try Self.cameraMatrix(matrixPath)
     let firstDepthPath = folder + "/depth/" + Self.stem(firstFrame) + ".png"
-    let firstDepth = try FrameFiles.bytes(firstDepthPath, listedIn: odometryPath, line: 2)
-    let depthSize: (width: Int, height: Int)
-    do {
-      let raw = try ImageCodec.decodeDepth16(firstDepth)
-      depthSize = (raw.width, raw.height)
-    } catch {
-      throw RecordingError(file: firstDepthPath, error.message)
-    }
+    let depthSize = try ImporterFiles.depthSize(firstDepthPath, listedIn: odometryPath, line: 2)
     var notes: [String] = []
     let videoPath = folder + "/rgb.mp4"
     var intrinsics: CameraIntrinsics

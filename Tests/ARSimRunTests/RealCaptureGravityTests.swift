@@ -1,0 +1,77 @@
+import ARSim
+import ARSimEval
+import ARSimTestSupport
+import Foundation
+import Testing
+
+@testable import ARSimRun
+
+/// The up axis of every real capture in `../shared/datasets`: the reference's gravity must agree
+/// with the floor its depth sees, and ARSim's world with the reference's. Reported as skipped when
+/// `../shared` is absent.
+@Suite struct RealCaptureGravityTests {
+  static let captures = [
+    "record3d-dance/dance.r3d", "stray-early", "stray-demo2", "scanner3d-corridor", "arkitscenes-40777063",
+  ]
+
+  /// The reference's up (minus its gravity) is the normal of the surface the depth sees below the
+  /// cameras (the floor, or the table a camera looked down at) within a degree.
+  @Test(.enabled(if: Datasets.sharedExists(""), "../shared/datasets is absent"), arguments: captures)
+  func theReferenceUpIsTheFloorsNormal(_ path: String) throws {
+    let folder = Datasets.shared + "/" + path
+    try #require(FileManager.default.fileExists(atPath: folder), "\(folder) is absent")
+    var options = FrameSourceOptions()
+    options.loadDepth = true
+    var source = try Recording.open(folder: folder, options: options)
+    let gravity = try #require(source.info.groundTruthGravity, "\(path) states no reference gravity")
+    let floor = try #require(try FloorCheck.measure(&source, up: -gravity), "\(path): no floor found")
+    #expect(floor.angleDegrees < 1, "\(path): the surface's normal is \(floor.angleDegrees) degrees from up")
+    #expect(
+      (0.2...2.2).contains(floor.medianCameraHeight), "\(path): cameras \(floor.medianCameraHeight) m up")
+    #expect(floor.points >= 500, "\(path): \(floor.points) points on the surface")
+  }
+
+  /// ARKitScenes' z-up world: ARSim's up within a degree of ARKit's true up where the world is
+  /// levelled (the recording has no IMU: the level comes from the reference over the first second),
+  /// and the floor a horizontal anchor at the floor's height (default options: RGB-D, planes on).
+  @Test(
+    .enabled(
+      if: Datasets.sharedExists("arkitscenes-40777063"), "../shared/datasets/arkitscenes-40777063 is absent"))
+  func arkitScenesIsReadRightSideUp() throws {
+    let folder = Datasets.shared + "/arkitscenes-40777063"
+    var source = try Recording.open(folder: folder)
+    let reference = try #require(source.info.groundTruthGravity)
+    let floor = try #require(try FloorCheck.measure(&source, up: -reference))
+    let run = try ReplayRun(folder: folder, options: ReplayOptions())
+    try run.run()
+    let frames = run.frames.map {
+      EvaluatedFrame(
+        timestamp: $0.timestamp, state: "\($0.state)", isTracked: $0.isTracked, hasPose: $0.hasPose,
+        estimate: $0.deliveredWorldFromOptical, groundTruth: $0.groundTruth)
+    }
+    // The level at the start is the reference's; over the room the tracker (no IMU here) drifts from
+    // it: issue 44 asks <= 1 degree over the whole run, this guards what holds today.
+    let start = frames.filter { $0.timestamp < frames[0].timestamp + 5 }
+    let level = try #require(gravityErrors(start, gravity: reference))
+    #expect(level.median < 1, "gravity error over the first 5 s: median \(level.median) degrees")
+    let gravity = try #require(gravityErrors(frames, gravity: reference))
+    #expect(gravity.median < 3, "gravity error median \(gravity.median) degrees")
+    // The floor's height in the session's world: each camera's session height less its height above
+    // the floor by the reference (the median over the frames with both).
+    let floorHeights = run.frames.compactMap { frame -> Double? in
+      guard frame.hasPose, let truth = frame.groundTruth else { return nil }
+      let above = simd_dot(-reference, truth.translation) - floor.surfaceHeight
+      return frame.worldFromOptical.translation.y - above
+    }.sorted()
+    let floorY = try #require(floorHeights.isEmpty ? nil : floorHeights[floorHeights.count / 2])
+    let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }.filter {
+      $0.alignment == .horizontal
+    }
+    let floors = planes.filter {
+      abs(Double($0.transform.columns.3.y) - floorY) < 0.1
+        && Double($0.planeExtent.width * $0.planeExtent.height) > 1
+    }
+    #expect(
+      !floors.isEmpty, "no horizontal anchor of 1 m² or more within 10 cm of the floor at y = \(floorY) m")
+  }
+}
