@@ -15,7 +15,7 @@ def row(name, eval_path, bench_path):
     if eval_path == "-":
         return f"| {name} | absent | | | | | | | | | |"
     recording = json.load(open(eval_path))["recordings"][0]
-    bench = json.load(open(bench_path))["recordings"][0]
+    bench = json.load(open(bench_path))[0]
     tracking = recording["tracking"]
     states = tracking.get("states") or []
     duration = states[-1]["end"] - states[0]["start"] if states else None
