@@ -16,8 +16,6 @@ public struct FloorCheck: Sendable {
   public var angleDegrees: Double
   /// The cameras' median height above the surface, metres, along the claimed up.
   public var medianCameraHeight: Double
-  /// The first camera's height above the surface, metres (the first frame read with depth and a pose).
-  public var firstCameraHeight: Double
   /// The surface's height along the claimed up in the reference world (`up · p` of its points),
   /// metres: a camera at `t` is `up · t - surfaceHeight` above it.
   public var surfaceHeight: Double
@@ -87,7 +85,7 @@ public struct FloorCheck: Sendable {
     let sorted = cameras.sorted()
     return FloorCheck(
       angleDegrees: acos(min(1, simd_dot(normal, up))) * 180 / .pi,
-      medianCameraHeight: sorted[sorted.count / 2] - offset, firstCameraHeight: cameras[0] - offset,
+      medianCameraHeight: sorted[sorted.count / 2] - offset,
       surfaceHeight: offset, points: surface.count)
   }
 }
