@@ -1,5 +1,6 @@
 import ARSim
 import Foundation
+import Testing
 
 /// Small recordings written to a temporary folder for tests, with known content.
 public enum RecordingFixtures {
@@ -117,5 +118,17 @@ public enum RecordingFixtures {
     var frames: [RecordedFrame] = []
     while let frame = try source.nextFrame() { frames.append(frame) }
     return frames
+  }
+
+  /// The error reading every frame of `folder` ends in, as its text (expected on one line), or nil
+  /// when the recording reads to the end.
+  public static func readFailure(_ folder: String) -> String? {
+    do {
+      _ = try readAll(folder)
+      return nil
+    } catch {
+      #expect(!"\(error)".contains("\n"), "errors are one line")
+      return "\(error)"
+    }
   }
 }

@@ -190,8 +190,16 @@ public enum Recording {
   /// `metadata.json` with `rgb/` Record3D, `lowres_wide.traj` ARKitScenes, `frame_NNNNN.json` (here
   /// or in `All_Data/`) the 3D Scanner App.
   public static func detectFormat(folder: String) throws(RecordingError) -> RecordingFormat {
+    try locate(folder).format
+  }
+
+  /// The recording `folder` holds and its layout: `folder` itself, or its one subfolder that is a
+  /// recording (``recognizedSubfolder(of:)``).
+  private static func locate(_ folder: String) throws(RecordingError) -> (
+    path: String, format: RecordingFormat
+  ) {
     if folder.lowercased().hasSuffix(".r3d"), FileManager.default.fileExists(atPath: folder) {
-      return .record3d
+      return (folder, .record3d)
     }
     var isDirectory: ObjCBool = false
     guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
@@ -200,8 +208,8 @@ public enum Recording {
     guard isDirectory.boolValue else {
       throw RecordingError(file: folder, "is a file, expected a recording folder")
     }
-    if let format = try ownFormat(folder) { return format }
-    if let (_, format) = try recognizedSubfolder(of: folder) { return format }
+    if let format = try ownFormat(folder) { return (folder, format) }
+    if let (inner, format) = try recognizedSubfolder(of: folder) { return (inner, format) }
     throw RecordingError(
       file: folder,
       "not a recording: none of session.json (ARSim), rgb.txt (TUM), odometry.csv (Stray Scanner), "
@@ -239,19 +247,9 @@ public enum Recording {
   public static func open(
     folder: String, format: RecordingFormat? = nil, options: FrameSourceOptions = FrameSourceOptions()
   ) throws(RecordingError) -> any FrameSource {
-    var folder = folder
-    let resolved: RecordingFormat
-    if let format {
-      resolved = format
-    } else {
-      resolved = try detectFormat(folder: folder)
-      if ImporterFiles.isDirectory(folder), try ownFormat(folder) == nil,
-        let (inner, _) = try recognizedSubfolder(of: folder)
-      {
-        folder = inner
-      }
-    }
-    let source = try reader(folder: folder, format: resolved, options: options)
+    let (path, resolved): (String, RecordingFormat)
+    if let format { (path, resolved) = (folder, format) } else { (path, resolved) = try locate(folder) }
+    let source = try reader(folder: path, format: resolved, options: options)
     return source.info.referenceKind == .arkit ? ARKitInitialisingPoses(source) : source
   }
 
