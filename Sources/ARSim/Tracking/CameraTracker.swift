@@ -83,6 +83,10 @@ package final class CameraTracker {
   /// segment of samples closes).
   package var gravityEstimate: GravityEstimator.Estimate? { leveller.estimate }
   private let odometry: any Odometry
+  /// How many times smaller images are tracked (``TrackerOptions/trackingReduction(for:)``), and
+  /// the intrinsics of the reduced image the odometry measures in.
+  private let reduction: Int
+  private let trackingIntrinsics: CameraIntrinsics
   private var leveller = WorldLeveller()
   private let provisionalWorldFromO: RigidTransform
   /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
@@ -112,11 +116,14 @@ package final class CameraTracker {
     self.info = info
     let resolved = Self.resolved(options, for: info)
     self.options = resolved
+    reduction = resolved.mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
+    trackingIntrinsics = Self.intrinsics(info.intrinsics, reducedBy: reduction)
     switch resolved.mode ?? .rgbd {
     case .rgbd:
-      odometry = RGBDOdometry(intrinsics: info.intrinsics, options: resolved, readoutTime: info.readoutTime)
+      odometry = RGBDOdometry(
+        intrinsics: trackingIntrinsics, options: resolved, readoutTime: info.readoutTime)
     case .mono:
-      let mono = MonoOdometry(intrinsics: info.intrinsics, options: resolved)
+      let mono = MonoOdometry(intrinsics: trackingIntrinsics, options: resolved)
       // A monocular session's scale is its own: the map must start it (its O is the map's world).
       if let map { mono.awaitMap(map) }
       odometry = mono
@@ -133,20 +140,35 @@ package final class CameraTracker {
     return resolved
   }
 
-  /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): build
-  /// its grey image's KLT pyramid, with the parameters the tracker for `info` and `options` tracks
-  /// with; nil when that tracker reads no image (depth-only). Tracking then finds the same pyramid it
-  /// would build, one less stage on its thread.
+  /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): reduce
+  /// its grey image to the size it is tracked at and build that image's KLT pyramid, as the tracker
+  /// for `info` and `options` would; nil when that tracker reads no image (depth-only). Tracking then
+  /// finds both made, two stages fewer on its thread.
   package static func preparation(info: RecordingInfo, options: TrackerOptions) -> (
     @Sendable (inout RecordedFrame) -> Void
   )? {
     let resolved = resolved(options, for: info)
     guard resolved.mode != .depth else { return nil }
     let params = resolved.kltParams
+    let reduction = resolved.trackingReduction(for: info.intrinsics)
     return { frame in
       guard let image = frame.image else { return }
-      frame.kltPyramid = try? KLTPyramid(image.gray, params: params)
+      let gray = image.gray.reduced(by: reduction)
+      frame.kltPyramid = try? KLTPyramid(gray, params: params)
+      if reduction > 1 { frame.trackingImage = gray }
     }
+  }
+
+  /// The intrinsics of `intrinsics`' image reduced `reduction` times (``GrayImage/reduced(by:)``):
+  /// pixel centre `u` of the reduced image lies at `(u + 0.5)·reduction − 0.5` in the full one.
+  private static func intrinsics(_ intrinsics: CameraIntrinsics, reducedBy reduction: Int) -> CameraIntrinsics
+  {
+    guard reduction > 1 else { return intrinsics }
+    let scale = 1 / Double(reduction)
+    return CameraIntrinsics(
+      fx: intrinsics.fx * scale, fy: intrinsics.fy * scale, cx: (intrinsics.cx + 0.5) * scale - 0.5,
+      cy: (intrinsics.cy + 0.5) * scale - 0.5, width: intrinsics.width / reduction,
+      height: intrinsics.height / reduction)
   }
 
   /// The tracking mode in use (the recording's when the options left it open).
@@ -194,12 +216,14 @@ package final class CameraTracker {
   package func track(_ frame: RecordedFrame) -> TrackedFrame {
     // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
     // odometry reads no image.
-    let gray = frame.image?.gray ?? GrayImage(width: 0, height: 0, pixels: [])
+    let gray =
+      frame.trackingImage
+      ?? frame.image.map { $0.gray.reduced(by: reduction) } ?? GrayImage(width: 0, height: 0, pixels: [])
     let masked = frame.depth(minConfidence: options.minDepthConfidence)
     let depth = masked.map {
       FrameDepth(
         map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
-        imageIntrinsics: info.intrinsics)
+        imageIntrinsics: trackingIntrinsics)
     }
     odometry.add(frame.imu)
     odometry.gravityEstimated(gravity)

@@ -42,6 +42,14 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var kltWindow: Int? = nil
   /// KLT pyramid levels above the base. Default 3.
   public var kltLevels: Int = 3
+  /// Images whose longer side exceeds this many pixels are tracked at a half, a quarter, ... of their
+  /// size, the largest that fits (``GrayImage/reduced(by:)``): a phone's full 1440x1920 colour is
+  /// tracked at 720x960, as phone apps export it, a quarter of the pixels for the same features
+  /// (which the pixel settings here, KLT window, feature spacing and thresholds, are set for); smaller
+  /// images keep the precision of their full size. Depth-only tracking reads no image. What the
+  /// session reports (poses, feature points, the camera's intrinsics) is in the recording's own image
+  /// whatever the setting. 0: always full size. Default 960.
+  public var trackingMaxSide: Int = 960
   /// RGB-D: whether each track KLT found is then aligned to its reference patch, the image around it
   /// where its landmark was made, warped as the landmark's surface moves (``FeatureReferences``).
   /// Frame-to-frame KLT passes its error on along a track, and the landmark's pixel drifts by it.
@@ -119,6 +127,16 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
 
   /// The defaults.
   public init() {}
+
+  /// How many times smaller (a power of two) images of `intrinsics` are tracked
+  /// (``trackingMaxSide``).
+  package func trackingReduction(for intrinsics: CameraIntrinsics) -> Int {
+    var reduction = 1
+    while trackingMaxSide > 0, max(intrinsics.width, intrinsics.height) / reduction > trackingMaxSide {
+      reduction *= 2
+    }
+    return reduction
+  }
 
   /// The KLT window in effect.
   var effectiveKLTWindow: Int { kltWindow ?? (mode == .mono ? 21 : 15) }

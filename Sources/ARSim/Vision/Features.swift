@@ -426,3 +426,26 @@ private func withOptionalBuffer<Result>(
   guard let array else { return body(nil) }
   return array.withUnsafeBufferPointer { body($0.baseAddress) }
 }
+
+extension GrayImage {
+  /// The image `factor` times smaller in each direction: each pixel the mean of a `factor` x `factor`
+  /// block, rounded to nearest; columns and rows past the last whole block are left out. Pixel centre
+  /// `u` of the result lies at `(u + 0.5)·factor − 0.5` in this image. `factor` 1 returns the image.
+  package func reduced(by factor: Int) -> GrayImage {
+    guard factor > 1 else { return self }
+    let (w, h) = (width / factor, height / factor)
+    var status = cv_status()
+    let done = [UInt8](unsafeUninitializedCapacity: w * h) { output, count in
+      let ok = pixels.withUnsafeBufferPointer { input in
+        cv_gray_reduce(
+          cv_gray_image(
+            pixels: input.baseAddress, width: Int32(width), height: Int32(height), stride: Int32(width)),
+          Int32(factor), output.baseAddress, output.count, &status) == CV_OK
+      }
+      count = ok ? w * h : 0
+    }
+    // Only an image too large for Int32 sizes can fail, which no reader delivers.
+    precondition(done.count == w * h, VisionError(status).message)
+    return GrayImage(width: w, height: h, pixels: done)
+  }
+}

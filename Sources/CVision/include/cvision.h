@@ -327,6 +327,13 @@ cv_pyramid *cv_pyramid_build(cv_gray_image image, int32_t window, int32_t levels
 /// Frees a pyramid (NULL is fine).
 void cv_pyramid_free(cv_pyramid *pyramid) CVISION_NOEXCEPT;
 
+/// `image` reduced `factor` times in each direction (`factor` >= 1): each output pixel the mean of a
+/// `factor` x `factor` block, rounded to nearest; columns and rows past the last whole block are left
+/// out. Writes (width / factor) * (height / factor) bytes, tightly packed, to `out`, which holds
+/// `capacity` bytes.
+int32_t cv_gray_reduce(cv_gray_image image, int32_t factor, uint8_t *out, size_t capacity,
+                       cv_status *status) CVISION_NOEXCEPT;
+
 /// `cv_track_klt` between two prebuilt pyramids of the same size, built with the window and
 /// levels given in `params`.
 int32_t cv_track_klt_pyramids(const cv_pyramid *previous, const cv_pyramid *next,

@@ -55,6 +55,20 @@ private func trackedTrajectories(
     #expect(session.gravitySource == .accelerometer)
   }
 
+  /// Tracked at half its size (``TrackerOptions/trackingMaxSide``), the session still tracks to the
+  /// full size's bound: the reduced image's intrinsics place its pixels where the full image has them.
+  @Test(.enabled(if: Datasets.exists("tabletop"))) func tracksTheTabletopAtHalfSize() throws {
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.tracking.trackingMaxSide = 320
+    let (session, collector) = try FrameCollector.replay(
+      Datasets.path("tabletop"), configuration: configuration)
+    #expect(collector.errors.isEmpty)
+    let tracked = collector.records.filter { $0.state == .normal }.count
+    #expect(Double(tracked) > 0.9 * Double(collector.records.count))
+    let ate = try trackingError(collector.records, in: session)
+    #expect(ate.rmse < 0.01, "ATE \(ate.rmse) m")
+  }
+
   @Test(.enabled(if: Datasets.exists("tabletop"))) func worldIsGravityAligned() throws {
     // Both worlds have +y up, so each camera's tilt (the angle between its up axis and world up)
     // must be the same in the session world as in the ground-truth world, whatever the heading.
