@@ -10,7 +10,7 @@ import ARSimMath
 /// gyroscope, the rotation integrated from it since the last frame predicts the rotation and holds
 /// it by a prior (`TrackerOptions.DepthOnly.gyroscopeWeight`): on phone depth the alignment's own
 /// rotation is the larger error. The translation goes through a ``PositionFilter``: smoothed against
-/// the alignment's frame-to-frame noise (a centimetre on phone depth), and, once gravity in the
+/// the alignment's frame-to-frame noise (large on phone depth), and, once gravity in the
 /// odometry frame is known (its own ``GravityEstimator`` over the filtered poses and the
 /// accelerometer), driven by the gravity-compensated accelerometer, whose prediction starts the
 /// alignment and holds it by a prior (`TrackerOptions.DepthOnly.accelerometerWeight`) in the
@@ -21,8 +21,8 @@ import ARSimMath
 /// estimator (its gravity drifting, its bias held for the session, its noise learned) is reinforced
 /// by the accelerometer it steers. On a flat scene, whose free directions the accelerometer's
 /// prediction holds even in the alignment's own position, the session's estimate then passes the
-/// compensation's gate while wrong (Datasets/tabletop `--mode depth` 3.0 m ATE against 30.6 cm
-/// without the accelerometer; stray-demo2 7.9 against 7.4 cm). This one holds the default estimator
+/// compensation's gate while wrong, and the trajectory runs off, far worse than without the
+/// accelerometer (Datasets/tabletop in `--mode depth`). This one holds the default estimator
 /// and a magnitude test of its own until the estimate is given only the directions the alignment
 /// constrains.
 final class DepthOdometry: Odometry {
@@ -106,8 +106,8 @@ final class DepthOdometry: Odometry {
       return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])
     }
     // Without the accelerometer, start from the last pose, not the constant-velocity prediction:
-    // on recorded phone depth the prediction's overshoot survives the ICP's stopping rule (ATE 8.8
-    // cm against 7.3 cm on stray-demo2), and on a single plane the directions it leaves free would
+    // on recorded phone depth the prediction's overshoot survives the ICP's stopping rule (and adds
+    // up over the session), and on a single plane the directions it leaves free would
     // keep the velocity for ever. With it, start from the filter's prediction and hold it there by
     // the prior. With the gyroscope's turn the rotation is predicted too, and held by its prior.
     var parameters = parameters

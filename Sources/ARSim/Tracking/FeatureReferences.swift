@@ -1,10 +1,8 @@
 /// Each track's appearance where it was last referenced (where its landmark was made, as a rule), to
 /// which it is aligned in every later frame (``FeatureAlignment``, SVO's feature alignment) after KLT
 /// has found it frame to frame. KLT from the last frame passes its error on along the track (a random
-/// walk: on the phone-profile room, the tracks' pixels against the ground truth's projection of their
-/// first sighting drift 0.09 px at one frame, 0.29 px at nine, 0.6 px at fifteen, and 0.08, 0.11 and
-/// 0.14 px aligned); aligned to its reference a track keeps about one frame's error, so its landmark
-/// stays the point that was measured. The reference patch is warped by the affine map that the
+/// walk, growing with the track's length); aligned to its reference a track keeps about one frame's
+/// error, so its landmark stays the point that was measured. The reference patch is warped by the affine map that the
 /// surface's plane through the landmark predicts from the reference view to the frame: the plane's
 /// normal from the depth's slant where it was made (RGB-D), else facing the reference camera. A track
 /// that cannot be aligned (near the image's border, its patch foreshortened past its region, occluded,

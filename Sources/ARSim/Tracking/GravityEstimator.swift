@@ -50,10 +50,10 @@ package struct GravityEstimator: Sendable {
   /// Default 0.
   package var scalePriorSigma = 0.0
   /// Standard deviation assumed for one segment's residual, m/s (the error of the tracked velocities
-  /// at its ends), which weighs the priors against the segments. Default 0.01: with the samples'
-  /// motion taken out of the velocity fits, a phone-profile session's segments (10 fps, 1-2 mm tracked
-  /// positions) leave 3-6 mm/s against exact gravity and bias, 10-25 mm/s before (hand shake the frames
-  /// do not resolve). With ``learnsNoise`` it is only the start of the session's own.
+  /// at its ends), which weighs the priors against the segments. Default 0.01: the order of what a
+  /// phone's segments leave against exact gravity and bias once the samples' motion is taken out of the
+  /// velocity fits (hand shake the frames do not resolve would otherwise dominate). With
+  /// ``learnsNoise`` it is only the start of the session's own.
   package var segmentSigma = 0.01
   /// Whether the segments' standard deviation is learned from the session's own residuals (the
   /// innovations of each new segment against the estimate before it, ``segmentSigma`` counted as
@@ -76,8 +76,8 @@ package struct GravityEstimator: Sendable {
   package var gyroNoiseDegrees = 0.01
   /// Seconds over which an error of the gyroscope's fitted bias adds up in the estimate (its memory
   /// under the drift): the measured drift weighs less until the fit's error over that long is below
-  /// the random walk's. Default 30 (10 s made the 10 s phone-profile room seed 1 worse, 0.157 to
-  /// 0.175°: the young fit's turns add up before the camera turns).
+  /// the random walk's. Default 30: a shorter memory trusts the young bias fit, whose error adds up
+  /// before the camera has turned enough to tell the bias.
   package var gyroBiasHorizon = 30.0
   /// Random walk of the scale (relative, per √s): a monocular map's scale drifts. Default 0.
   package var scaleDrift = 0.0
@@ -89,11 +89,10 @@ package struct GravityEstimator: Sendable {
   /// With ``learnsNoise``, whether a segment whose innovation is `r` standard deviations, beyond
   /// ``outlierSigmas``, weighs `outlierSigmas / r` of a segment (Huber's weight), so that a run of
   /// segments the model does not explain turns gravity no more than segments at ``outlierSigmas``
-  /// would. On the phone-profile sessions no segment's innovation comes near (the seeds at 10 and
-  /// 30 fps give the same figures either way; the largest innovations seen are 1.5σ); on
-  /// stray-demo2 (real, depth only) six of 76 segments are beyond 3σ at full weight, three of them in
-  /// a row through a 1 rad/s turn, where the tracked positions and the samples disagree, and the
-  /// delivered gravity error reached 1.66° there. Default true.
+  /// would. A session the model explains has no segment near the bound, and weighs the same either
+  /// way; a fast turn of a real capture, where the tracked positions and the samples disagree, gives a
+  /// run of outlying segments that at full weight tilt the delivered gravity
+  /// (`GravityEstimatorTests.outlyingSegmentsWeighLess`). Default true.
   package var weighsOutliersDown = true
 
   /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`

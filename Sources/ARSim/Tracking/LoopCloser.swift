@@ -88,8 +88,8 @@ struct LoopCloser {
   }
 
   /// Checks the frame (tracked at `pose` in O at `time`) for a loop against `keyframes` (the session's
-  /// own: a world map's are for relocalisation, and closing loops against them carried the first
-  /// session's drift into the second, the tabletop's ATE in the map's world 0.93 -> 1.14 cm); returns
+  /// own: a world map's are for relocalisation, and closing loops against them carries the first
+  /// session's drift into the second); returns
   /// the loop keyframe's index and the correction of the frame (`newFromOld`, O) once a loop is
   /// confirmed, else nil.
   mutating func check(

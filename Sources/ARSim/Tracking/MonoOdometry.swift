@@ -74,9 +74,9 @@ final class MonoOdometry: Odometry {
   /// How far, pixels, an ORB feature of a keyframe may be from a tracked landmark's pixel to take
   /// that landmark's depth (ORB detects only that near the landmarks). ORB's FAST corners and the
   /// tracks' Shi-Tomasi corners land on the same texture corners to within a pixel or two; 4 px
-  /// keeps 3 times as many features as 2 px (the tabletop's keyframes 323 against 125), which
-  /// relocalised a second session in 2 frames against 3, its anchors 2.3 cm from the first's
-  /// against 4.8; further off, a feature would sit on another surface at a depth edge.
+  /// keeps the features that land a little further off too, and more features with depth relocalise a
+  /// second session sooner and closer to the first (`WorldMapTests`); further off, a feature would sit
+  /// on another surface at a depth edge.
   static let keyframeAssociationPixels: Float = 4
 
   init(intrinsics: CameraIntrinsics, options: TrackerOptions) {
@@ -224,8 +224,8 @@ final class MonoOdometry: Odometry {
   /// Once located in the world map: where its keyframes cover the view, at most every
   /// ``TrackerOptions/LoopClosure/checkInterval``, the frame is located in them again and, with
   /// ``TrackerOptions/normalInliers`` PnP inliers, the tracks and landmarks restart from the map's
-  /// points (``restart(from:gray:)``). Monocular tracking drifts in scale (0.98 against the map's
-  /// 0.97 on the tabletop); the map's points hold it to the map's.
+  /// points (``restart(from:gray:)``). Monocular tracking drifts in scale; the map's points hold it to
+  /// the map's.
   private func followMap(gray: GrayImage) {
     guard frameTime - lastMapCheck >= options.loopClosure.checkInterval, keyframes.covers(pose) else {
       return
@@ -336,8 +336,8 @@ final class MonoOdometry: Odometry {
   /// points as landmarks, and new candidates around them. The bundle window starts again with this
   /// frame as its first, fixed keyframe: the new tracks share no point with the window's older
   /// keyframes, so those would tie nothing, and the new keyframes would form a part of the window with
-  /// no fixed keyframe, which only the damping holds (the split tabletop's B moved by 6 mm at the first
-  /// adjustment after a restart, its ATE in the map's world 1.70 cm against 1.33 now).
+  /// no fixed keyframe, which only the damping holds, and the first adjustment after a restart would
+  /// move that part off the map's world.
   private func restart(from location: Relocalizer.Location, gray: GrayImage) {
     framesSinceLoss = nil
     agreements = 1

@@ -342,11 +342,10 @@ final class RGBDOdometry: Odometry {
     tracks.track(from: previous, to: current) { id in
       landmarks[id].flatMap { projector.project($0, opticalFromO) }
     }
-    // Not through wide motion (twice the fast-motion thresholds; the room at 2 fps: 10-20 cm and up to
-    // 50° between frames), where the warp from the constant-velocity prediction is too far off: there
-    // alignment turned a measured frame into a jump (ATE 4.4 cm against 3.0 without). At the fast-motion
-    // thresholds themselves it skipped many frames of a hand's turns (phone-profile room seeds 1-40:
-    // taps' median 2.95 mm against 2.66).
+    // Not through wide motion (twice the fast-motion thresholds), where the warp from the
+    // constant-velocity prediction is too far off and alignment would turn a measured frame into a
+    // jump (`WideMotionTests.roomAtTwoFramesPerSecond`). Not the thresholds themselves: a hand's
+    // ordinary turns reach them, and those frames would lose the alignment (Tools/seed-figures.sh).
     if options.alignsFeatures, !isMovingFast(predicted, factor: 2) {
       references.align(&tracks, in: gray, opticalFromO: opticalFromO, landmarks: landmarks)
     }

@@ -205,7 +205,7 @@ struct Relocalizer {
   /// The `candidates` worth matching in full: all of them when they are at most
   /// ``TrackerOptions/Relocalization/shortlistedKeyframes``, else that many, those sharing the most
   /// words with the frame (``PlaceWords``; ties to the more recent keyframe). Matching the frame's
-  /// descriptors against every candidate's was nine tenths of relocalisation's cost.
+  /// descriptors against every candidate's would be most of relocalisation's cost.
   func shortlist(_ descriptors: [ORBDescriptor], against keyframes: ArraySlice<Keyframe>, candidates: [Int])
     -> [Int]
   {
@@ -270,8 +270,8 @@ struct Relocalizer {
   /// times the depth). A pose one period of a repeated texture away (a tiled floor matched to its
   /// copy, 2 m on) puts what stands on the floor where the other view saw the floor beyond it, or
   /// nothing within the sensor's range: more than ``TrackerOptions/Relocalization/maxViewInFront`` of
-  /// either direction's compared depths in front of the other view's fail it (the tabletop after a
-  /// gap without IMU: 35% both ways; the true pose: under 1%). A direction with fewer than
+  /// either direction's compared depths in front of the other view's fail it (a false pose puts a
+  /// large share there, a true one almost none: `DepthThumbnailTests`). A direction with fewer than
   /// ``TrackerOptions/Relocalization/minViewCompared`` compared (the views hardly overlap) cannot
   /// judge and passes. Depth alone cannot tell one flat wall's tiles from the next.
   func viewAgrees(_ frame: DepthThumbnail, _ kept: DepthThumbnail, keyframeFromFrame: RigidTransform) -> Bool

@@ -15,8 +15,9 @@ extension TrackerOptions {
     public var depthEdgeSlope = 0.02
     /// A feature's depth is the inverse-depth plane fitted to the (2·radius + 1)² depth pixels around
     /// its ray (falling back to 3x3 near edges and holes), which averages the sensor's per-pixel noise;
-    /// 0 reads the four pixels around the ray bilinearly. Default 2: RGB-D ATE on the phone-profile
-    /// room 2.6 -> 1.8 mm, door 1.8 -> 0.8 mm, full-size room 2.1 -> 1.2 mm (release eval).
+    /// 0 reads the four pixels around the ray bilinearly. Default 2 (5x5 pixels): phone depth is noisy
+    /// per pixel, and a landmark's depth prior carries that noise into the map
+    /// (`PhoneRGBDTrackingTests.tracksTheDoorToTwoMillimetres`; over seeds, Tools/seed-figures.sh).
     public var depthFitRadius = 2
     /// The fitted block (radius above 1) is on one surface when it spans less than this many times the
     /// edge threshold (``depthEdgeBase``): a wider block spans more of a slanted surface. Default 1.5.
@@ -30,8 +31,9 @@ extension TrackerOptions {
     /// tracked-point test). Default 0.8.
     public var keyframeTrackedFraction = 0.8
     /// ... or when the camera moved this far from the last keyframe, as a fraction of the median
-    /// depth of the tracked landmarks (the parallax that makes a new view). Default 0.02: on the
-    /// full-size tabletop 2.4 mm ATE against 4.2 mm with 0.05.
+    /// depth of the tracked landmarks (the parallax that makes a new view). Default 0.02: a wider
+    /// baseline makes keyframes, and so window adjustments, less often, and the map is refined less
+    /// (compare with `arsim eval` on the full versions of Tools/generate-datasets.sh).
     public var keyframeBaseline = 0.02
     /// ... or turned this far from it, degrees. Default 5.
     public var keyframeRotationDegrees = 5.0
@@ -41,15 +43,15 @@ extension TrackerOptions {
     public var bundleWindow = 6
     /// Most older keyframes held fixed in the RGB-D bundle window (which see its landmarks; the first
     /// keyframe alone while there are none): they tie the window to the map behind it. Default 8. With
-    /// tracks that drift (KLT alone) more of them did not help; with tracks aligned to their reference
+    /// tracks that drift (KLT alone) more of them do not help; with tracks aligned to their reference
     /// patches (``TrackerOptions/alignsFeatures``) the older views are exact enough to hold the window.
-    /// RGB-D ATE with 2 -> 8: phone-profile room seeds 1-80 mean 1.41 -> 1.25 mm (seeds over 2 mm 4 ->
-    /// 2), Datasets/tabletop 4.11 -> 2.06 mm, room-phone 1.62 -> 1.32 mm, full-size tabletop 0.69 ->
-    /// 0.34 mm, but the full-size room 0.86 -> 1.44 mm (4: 1.12, unbounded as ORB-SLAM's local bundle
-    /// adjustment: 1.52).
+    /// A trade-off, not a free gain: most sessions track closer with more of them, a large room's less
+    /// close, and holding all (as ORB-SLAM's local bundle adjustment does) is not better there;
+    /// compare over seeds with Tools/seed-figures.sh.
     public var bundleFixedKeyframes = 8
     /// Levenberg-Marquardt iterations per RGB-D window adjustment (warm: the window starts from the
-    /// last adjustment). Default 3: on the bundled and full-size sessions ATE within 0.3 mm of 5.
+    /// last adjustment). Default 3: warm-started, further iterations change the trajectory little and
+    /// cost time on every keyframe.
     public var bundleIterations = 3
     /// With a gyroscope and a positive value, its angle random walk in degrees per √s (a phone's:
     /// 0.0017 rad/s white noise at 100 Hz is 0.0097): the gyroscope's turn between two consecutive
@@ -57,39 +59,30 @@ extension TrackerOptions {
     /// their relative rotation (``KeyframeTurns``), with this noise, the bias fit's and
     /// ``gyroscopeAllowanceDegrees`` (in quadrature) as its standard deviation. 0: no prior.
     /// Default 0.01. The features alone leave a window facing a flat, distant wall free to trade its
-    /// rotation against its translation, and the map it makes there carries the error on (the
-    /// phone-profile room seed 1 at 30 fps: 2.9 mm ATE, 2.1 mm with the prior). Held by the chain's
-    /// noise alone the prior shapes the very turns its bias is fitted to, and gravity suffers (door
-    /// seeds at 30 fps 0.107° mean against 0.080°; 22 of 80 room seeds at 10 fps missed 0.15° or
-    /// taps); with the allowance it does not. Phone-profile seeds (release, with the frame prior),
-    /// means without -> with: ATE door at 30 fps (1-11) 0.62 -> 0.59 mm, room at 30 fps (1-10)
-    /// 1.28 -> 1.05 mm, door at 10 fps (1-64) 0.70 -> 0.65 mm, room at 10 fps (1-80) 1.14 -> 0.89 mm;
-    /// gravity means within 0.004°. Datasets/room-phone 1.2 -> 0.9 mm, the full-size room 1.4 -> 1.1 mm,
-    /// Datasets/room 2.2 -> 1.4 mm. Before the allowance (figures predating the level carried to the
-    /// frame, ``WorldLeveller``) it was left off: the door's gravity error 0.093° against 0.024°.
+    /// rotation against its translation, and the map it makes there carries the error on. Held by the
+    /// chain's noise alone the prior shapes the very turns its bias is fitted to, and gravity suffers;
+    /// with the allowance it does not (`PhoneRGBDTrackingTests.gyroscopeHoldsTheWindow`; over seeds,
+    /// Tools/seed-figures.sh).
     public var bundleGyroscopeNoiseDegrees = 0.01
     /// With a gyroscope and a positive value, its angle random walk in degrees per √s, for a prior on
     /// each tracked frame's rotation: the last keyframe's (as the window adjusted it) turned by the
     /// gyroscope since (``KeyframeTurns``: the rates integrated, less the bias fitted to the keyframes'
     /// adjusted turns), with this noise, the bias fit's, and ``gyroscopeAllowanceDegrees`` as its
     /// standard deviation. The features alone leave a frame's rotation and its translation across the
-    /// view trading off against each other where the view is a flat, distant surface (a wall 3 m
-    /// away: a frame 0.15° and 9 mm off, RPE three times its median); the gyroscope measures that
-    /// turn to a few thousandths of a degree. 0: no prior. Default 0.01. Phone-profile seeds (release,
-    /// without the window's prior), means without -> with: 1-frame RPE rmse door at 30 fps (1-11)
-    /// 0.73 -> 0.52 mm, room at 30 fps (1-10) 1.26 -> 0.82 mm, door at 10 fps (1-64) 0.71 -> 0.56 mm,
-    /// room at 10 fps (1-80) 1.32 -> 0.99 mm; ATE 0.71 -> 0.62, 1.50 -> 1.28, 0.74 -> 0.70,
-    /// 1.25 -> 1.15 mm; gravity errors within 0.006°.
+    /// view trading off against each other where the view is a flat, distant surface (a wall a few
+    /// metres away), and the frame-to-frame error rises there; the gyroscope measures that turn to a
+    /// few thousandths of a degree. 0: no prior. Default 0.01
+    /// (`PhoneRGBDTrackingTests.gyroscopeHoldsEachFramesRotation`; over seeds, Tools/seed-figures.sh).
     public var frameGyroscopeNoiseDegrees = 0.01
     /// Degrees added in quadrature to the standard deviation of every gyroscope prior (a frame's,
     /// ``frameGyroscopeNoiseDegrees``, and the window's, ``bundleGyroscopeNoiseDegrees``): what the
     /// chain's noise leaves out. A frame's prior holds it to the last keyframe, which is known only
     /// to a few hundredths of a degree against the map; the window's holds keyframes to turns whose bias
-    /// is fitted to the window's own adjusted turns. Default 0.05 (a third of a frame's own feature-only
-    /// rotation error on the phone-profile room). Without it the frame prior alone gives a lower RPE
-    /// (room at 30 fps: rmse 0.75 mm) but a higher ATE (1.28 mm there, door at 30 fps 0.69 mm), and the
-    /// window's prior costs gravity (``bundleGyroscopeNoiseDegrees``); at 0.02 the room seeds at 10 fps
-    /// missed gravity on 4 of 80.
+    /// is fitted to the window's own adjusted turns. Default 0.05, well below a frame's own feature-only
+    /// rotation error, so the gyroscope still holds it. Without it the frame prior holds each frame too
+    /// tightly to an uncertain keyframe (a lower frame-to-frame error but a higher ATE), and the window's
+    /// prior costs gravity (``bundleGyroscopeNoiseDegrees``); a smaller allowance misses gravity on more
+    /// seeds (Tools/seed-figures.sh).
     public var gyroscopeAllowanceDegrees = 0.05
     /// Smallest fraction of depth inliers for a dense-alignment pose. Default 0.15.
     public var minAlignmentInlierFraction = 0.15
@@ -160,9 +153,10 @@ extension TrackerOptions {
     public var viewToleranceSlope = 0.05
     /// Largest fraction of a relocalised frame's depths moved into its keyframe's view, and of the
     /// keyframe's moved into the frame's, that may lie in front of what the other saw (in space it saw
-    /// empty). False poses measured: 31-40% (the tiled floor's and walls' after a gap without IMU, the
-    /// camera mirrored through the floor after the tabletop's pause); true ones under 1%. Default 0.2
-    /// (1 turns the check off).
+    /// empty). A false pose (on a tiled floor's or wall's repeated texture after a gap without IMU, or
+    /// the camera mirrored through the floor after a pause) puts a large share there, a true one almost
+    /// none; the bound lies well between (`GapRelocalizationTests.noFalsePoseAfterGapWithoutIMU`,
+    /// `DepthThumbnailTests.viewCheckRejectsAPoseOneFloorTileAway`). Default 0.2 (1 turns the check off).
     public var maxViewInFront = 0.2
     /// A depth moved into the other view where that view had no return (``DepthThumbnail``) fails
     /// when nearer than this fraction of the farthest depth that view measured (the sensor would have
@@ -197,9 +191,9 @@ extension TrackerOptions {
     /// a loss, a gap or drift) continues the tracked motion, and so the gravity estimator's chain, when
     /// it is within this distance of the IMU's prediction from the last frame, metres (where the
     /// position is predicted; else the rotation must agree). The estimator's velocities need positions
-    /// good to millimetres: true relocalisations of the tabletop at 2 fps are 2-7 mm from the
-    /// prediction, the stress session's during fast motion 5-30 mm (its gravity 0.35 to 0.77 degrees
-    /// when they all continue it). Default 0.01.
+    /// good to millimetres: a relocalised pose further from the prediction (during fast motion) breaks
+    /// the chain instead of giving the estimator a velocity centimetres off
+    /// (`WideMotionTests.tabletopAtTwoFramesPerSecond`). Default 0.01.
     public var continuityTolerance = 0.01
     /// Longest interval between IMU samples, seconds, over which the prediction holds the last one;
     /// beyond it (the samples stopped) nothing is predicted. Default 0.1.
@@ -218,13 +212,13 @@ extension TrackerOptions {
     /// Default 3.
     public var rotationOutlierPixels = 3.0
     /// Smallest fraction of the tracks within ``rotationOutlierPixels`` of a rotation-only pose. A
-    /// still camera loses a few tracks to KLT errors (EuRoC V1_01's still start: under 1%); a
-    /// translating one sees the near points' parallax exceed the outlier bound (KITTI's and the
-    /// synthetic sessions' first moving frames keep 79-87%). Default 0.9.
+    /// still camera loses only a few tracks to KLT errors; a translating one sees the near points'
+    /// parallax exceed the outlier bound and keeps clearly fewer. Default 0.9.
     public var minRotationInlierFraction = 0.9
     /// Largest median residual of the inliers of a rotation-only pose, pixels. A still camera's KLT
-    /// tracks agree with a rotation to 0.01-0.13 px (EuRoC V1_01); turning on the spot leaves up to
-    /// ~1 px after tens of degrees; translation shows as parallax the rotation cannot absorb. Default 1.
+    /// tracks agree with a rotation to a small fraction of a pixel; turning on the spot leaves up to
+    /// about a pixel after tens of degrees; translation shows as parallax the rotation cannot absorb.
+    /// Default 1.
     public var maxRotationResidual = 1.0
     /// Smallest parallax a rotation cannot explain (median residual of the rotation fit over all
     /// tracks, pixels) for the two-view initialisation: below it the baseline is too short to
@@ -304,9 +298,8 @@ extension TrackerOptions {
     public var normalInlierFraction = 0.3
     /// With a gyroscope, the weight of the rotation integrated from it against the depth
     /// alignment's (the prior's weight per unit of inlier weight, m²/rad², see the alignment): the
-    /// gyroscope's rotation over a frame is about ten times more exact than one from phone depth
-    /// (0.04 against 0.35 degrees over 5 frames on a real iPhone session). 0 ignores the gyroscope.
-    /// Default 100.
+    /// gyroscope's rotation over a frame is far more exact than one aligned from phone depth, so it
+    /// outweighs the alignment's. 0 ignores the gyroscope. Default 100.
     public var gyroscopeWeight = 100.0
     /// With an accelerometer, once gravity in the odometry frame is known to within
     /// `maxGravityUncertaintyDegrees`, the weight of the translation predicted from it (a position
@@ -321,10 +314,10 @@ extension TrackerOptions {
     /// (`GravityEstimator`), is below the tilt of gravity of this many degrees: a one-degree error is
     /// an acceleration of 0.17 m/s², a centimetre in a third of a second. (Gravity's direction alone
     /// is not known until the camera turns, which tells it from the bias; the sum is known at once.)
-    /// A fast turn brings bias components not yet seen into play: on stray-demo2's turn (7-9.5 s) the
-    /// uncertainty rises to 1.1-1.5 degrees and the accelerometer is not used there, which is right: at
-    /// 2 or 3 degrees it carries the turn and ATE against ARKit goes from 7.4 to 12.9 and 13.1 cm.
-    /// Default 1.
+    /// A fast turn brings bias components not yet seen into play and the uncertainty rises past the
+    /// bound, so the accelerometer is left out there: with a looser bound it carries the turn's error
+    /// into the position (`DepthOnlyTrackingTests.realPhoneDepthOnlyAgainstARKit`, on a real capture's
+    /// fast turn). Default 1.
     public var maxGravityUncertaintyDegrees = 1.0
 
     /// The defaults.

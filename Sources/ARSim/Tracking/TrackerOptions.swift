@@ -53,13 +53,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// RGB-D: whether each track KLT found is then aligned to its reference patch, the image around it
   /// where its landmark was made, warped as the landmark's surface moves (``FeatureReferences``).
   /// Frame-to-frame KLT passes its error on along a track, and the landmark's pixel drifts by it.
-  /// Default true. RGB-D ATE without -> with it (2 fixed keyframes in the bundle window, as then):
-  /// phone-profile room seeds 1-80 (0.5 scale, 10 fps, 10 s) mean 1.84 -> 1.41 mm, 19 -> 4 seeds over
-  /// 2 mm; Datasets/room-phone 1.78 -> 1.62 mm, door 0.83 -> 0.74 mm; full-size tabletop 2.37 -> 0.69
-  /// mm, room 1.17 -> 0.86 mm. With 8 (``RGBD/bundleFixedKeyframes``, which the aligned tracks made
-  /// worth holding): room seeds 1-40 1.80 -> 1.23 mm, door seeds 1-16 0.85 -> 0.71 mm (the bundled
-  /// door alone 0.74 -> 0.80). Monocular tracking does not align: on KITTI 07 (real, 90 m) it cut RPE
-  /// 4.4 -> 3.7 cm but raised the scale drift and ATE 30 -> 39 cm.
+  /// Default true: aligned, a track keeps one frame's error and its landmark the point that was
+  /// measured (`PhoneRGBDTrackingTests.alignedTracksTrackCloser`; over seeds, Tools/seed-figures.sh).
+  /// Monocular tracking does not align: on a long real monocular sequence (KITTI) aligning lowers the
+  /// frame-to-frame error but lets the scale drift more, and the trajectory ends further off.
   public var alignsFeatures = true
   /// PnP RANSAC inlier threshold in pixels. Default 2.
   public var reprojectionThreshold: Double = 2
@@ -93,10 +90,10 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// Default true.
   public var relevelsOnceSettled: Bool = true
   /// With an accelerometer, the random walk of gravity's direction in the odometry frame that the
-  /// gravity estimate allows for, degrees per √s: the tracked orientation drifts (RGB-D on the
-  /// synthetic sessions: 0.1–0.3° within 5–20 s), so older evidence says less about gravity under the
-  /// current camera, and the world follows the drift and stays level; the accelerometer's bias is
-  /// held for the whole session. Nil: gravity in the odometry frame is taken to be constant.
+  /// gravity estimate allows for, degrees per √s: the tracked orientation drifts slowly, so older
+  /// evidence says less about gravity under the current camera, and the world follows the drift and
+  /// stays level; the accelerometer's bias is held for the whole session. Nil: gravity in the odometry
+  /// frame is taken to be constant.
   /// Default 0.1.
   public var gravityDriftDegrees: Double? = 0.1
   /// Seconds without frames after which the session reports an interruption and the tracker

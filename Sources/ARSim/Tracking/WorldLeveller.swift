@@ -26,21 +26,16 @@ struct WorldLeveller {
   private(set) var estimate: GravityEstimator.Estimate?
   /// The estimator's segment, seconds (``GravityEstimator/segmentSeconds``): the level delivered with
   /// a frame stands about a segment and the velocity fit's look-ahead behind it, carried to the frame
-  /// by the gyroscope's measured drift. 0.2 rather than the estimator's 0.25: on the 10 s
-  /// phone-profile room (0.5 scale, 10 fps) seeds 1-80 give gravity errors of mean 0.090° and one
-  /// seed over 0.15° (0.151°), against 0.093° and five (to 0.156°) at 0.25 without the drift carried;
-  /// the phone-profile door, seeds 1-16: mean 0.092°, none over, against 0.095° and two (to 0.163°).
-  /// 0.15 put two of seeds 25-40 over 0.15°.
+  /// by the gyroscope's measured drift. 0.2 rather than the estimator's 0.25: the level lags the
+  /// frame less; much shorter, each segment's equation rests on fewer samples and is noisier. The
+  /// gravity errors over seeds: Tools/seed-figures.sh.
   private static let segmentSeconds = 0.2
   /// The estimator's velocity fit half-window, seconds (``GravityEstimator/velocityHalfWindow``):
   /// frames as far as 0.2 s on each side, at every frame rate. At 10 fps the estimator's two-frame
-  /// minimum made its default 0.1 s that already; at 30 fps 0.1 s is three frames, whose velocities
-  /// are 1.8 times noisier, and the phone-profile door (seeds 1-11 at 30 fps) missed 0.15° of gravity on
-  /// 7 seeds (mean 0.163°) against none (mean 0.078°) at 0.2 s. On the real stray-demo2 session
-  /// (60 fps) the median error went from 0.364° to 0.436°; since outlying segments weigh less
-  /// (``GravityEstimator/weighsOutliersDown``) it is 0.419° at 0.1 s and 0.420° at 0.2 s. At 0.3 s,
-  /// door and room seeds at 30 fps (1-31, 1-30) improve (means 0.088° and 0.085° to 0.078° and
-  /// 0.071°) but room seeds at 10 fps, three frames a side, worsen (1-80: 0.080° to 0.083°).
+  /// minimum reaches that already; at higher rates the estimator's 0.1 s fits fewer positions and
+  /// noisier velocities, and gravity suffers. Wider helps at high rates but costs at 10 fps (three
+  /// frames a side). The gravity errors over seeds and frame rates:
+  /// Tools/seed-figures.sh (its FPS argument); real captures: Tools/real-figures.sh.
   private static let velocityHalfWindow = 0.2
   /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
   /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
@@ -148,9 +143,10 @@ struct WorldLeveller {
   /// Seconds from the first frame during which, without an accelerometer, the reference's up is
   /// gathered (each frame's reference orientation carries the stated gravity into O through the
   /// tracked pose) and the world re-levelled to their consensus. One frame alone can be wrong where
-  /// the others agree: on ARKitScenes' room 40777063 the first depth map does not register with the
-  /// second (0.45 m apart by the reference poses, 1-3 cm for every later pair), so the tracked first
-  /// step turns 9 degrees too far, and a world levelled from the first frame alone stayed 9 degrees off.
+  /// the others agree: where a capture's first depth map does not register with the second (the
+  /// reference poses far apart, as no later pair is), the tracked first step turns too far, and a world
+  /// levelled from the first frame alone stays tilted by that turn
+  /// (`RealCaptureGravityTests.arkitScenesIsReadRightSideUp`).
   static let referenceSeconds = 1.0
   /// Up in O from each frame of the first ``referenceSeconds`` that had a reference pose and a
   /// measured pose.
