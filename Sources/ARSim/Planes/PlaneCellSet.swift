@@ -1,7 +1,7 @@
 /// A set of packed 2-D grid cells (``PlaneCells/key(_:_:)``): an anchor's occupied cells. Open
 /// addressing with linear probing, at most half full, and no removal (an anchor's support only grows).
 ///
-/// `Set<Int64>` hashes every key with the standard library's seeded SipHash, which cost more than the
+/// `Set<Int64>` hashes every key with the standard library's seeded SipHash, which costs more than the
 /// rest of a lookup; growth asks a track for up to nine cells per voxel and every frame, so the keys
 /// here are mixed by one multiplication (Fibonacci hashing). Iteration order is unspecified (as a
 /// `Set`'s, which differs between runs); nothing that uses it depends on it.
@@ -148,9 +148,9 @@ extension PlaneCells {
 /// index in a list): the segmentation's cells of a plane's inliers and the regions that hold them. Open
 /// addressing with linear probing, at most half full, no removal.
 ///
-/// It replaces a `Dictionary<Int64, Int>`, whose seeded SipHash of every key cost more than the rest of
-/// a lookup: the split into regions looks up each inlier's cell and each cell's eight neighbours, and
-/// the dictionaries' hashing was about a twelfth of the plane stage. Nothing iterates it.
+/// Not a `Dictionary<Int64, Int>`, whose seeded SipHash of every key costs more than the rest of a
+/// lookup: the split into regions looks up each inlier's cell and each cell's eight neighbours, so the
+/// hashing would be a noticeable share of the plane stage. Nothing iterates it.
 struct PlaneCellIndex {
   /// The keys (``empty`` where a bucket is free) and, beside each, its value.
   private var keys: [Int64]

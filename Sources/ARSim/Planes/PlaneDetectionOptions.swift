@@ -64,10 +64,11 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// Observations a voxel needs before it joins an anchor while it lies within ``inlierDistance`` of
   /// two parallel anchors' planes of one alignment that are farther apart there than
   /// ``minimumInlierDistance`` (a door and the wall 3 cm behind it): a fresh voxel's mean does not yet
-  /// tell which of the two it is on. Until then it joins neither, by growth or by detection. On the
-  /// phone-profile door at 30 fps, wall voxels observed twice lie within 1.4 cm of the wall (90%), those
-  /// observed 6 to 20 times within 0.9 cm; the fresh ones nearer the door's plane than the wall's grew
-  /// the door's anchor over the wall beside it (taps there hit the door 3 cm off). Default 6.
+  /// tell which of the two it is on. Until then it joins neither, by growth or by detection. A voxel
+  /// observed twice scatters about as far from its surface as such a step; the mean of several
+  /// observations lies well within it. Fresh wall voxels nearer the door's plane than the wall's would
+  /// grow the door's anchor over the wall beside it, where taps would hit the door's plane
+  /// (`PlaneSeparationTests.freshVoxelsBetweenDoorAndWallWait`). Default 6.
   public var settledObservations: Int = 6
   /// Frames after which a voxel that never reached ``minimumObservations`` is dropped.
   public var transientVoxelLifetime: Int = 30
@@ -130,12 +131,12 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// In a session with depth, the smallest share of the voxels of a region RANSAC finds (a new plane,
   /// or growth of one) that depth points reached (the rest only feature points). A feature's depth
   /// read across a silhouette (a table's edge with the floor far behind it) puts it in the free space
-  /// between the two surfaces, where the depth map sees through it: such points, seen from a moving camera, can line up into a sliver of a vertical
-  /// plane that no depth point supports (a 1 x 0.28 m "wall" behind the table of the phone-profile
-  /// back-and-forth session: 20 voxels, none of them reached by depth). A real surface in view of
-  /// depth has depth points in most of its voxels once seen for a while, but at first sight fewer:
-  /// tracked features, observed at one place every frame, reach ``minimumObservations`` before the
-  /// depth samples do (with 0.5 the full-size room's walls were found 0.1 s later). Default 0.2.
+  /// between the two surfaces, where the depth map sees through it: such points, seen from a moving
+  /// camera, can line up into a sliver of a vertical plane that no depth point supports (a narrow
+  /// "wall" behind a table, none of its voxels reached by depth). A real surface in view of depth has
+  /// depth points in most of its voxels once seen for a while, but at first sight fewer: tracked
+  /// features, observed at one place every frame, reach ``minimumObservations`` before the depth
+  /// samples do, so a larger share would find real surfaces later. Default 0.2.
   public var minimumDepthShare: Double = 0.2
   /// The largest angle between two planes' normals for them to be one surface, degrees.
   public var mergeAngleDegrees: Double = 5
@@ -155,12 +156,12 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// proud of its wall, seen on one side of it at first, lies with the wall under one plane turned a
   /// degree between them (``mergeRoughening`` would join them), where the bands of a wall under a
   /// gravity error lie under one plane tilted against gravity. Planes found at different times may be
-  /// a step apart by the tracker's drift alone: on the real depth-only stray-demo2 session the rule
-  /// for planes found up to 3 s apart left 76 anchors against 73. Default 0.5.
+  /// a step apart by the tracker's drift alone, so the rule holds within one detection only: across
+  /// seconds it would split one real wall into several anchors. Default 0.5.
   public var distinctStepDegrees: Double = 0.5
-  /// See ``distinctStepDegrees``. Default 4: on the phone-profile door (seeds 1-16) the door's first
-  /// fragment stands 6.8-7.6 spreads from the wall's, while fragments of one wall of the phone-profile
-  /// room (seeds 1-8, walls 2-4 m away) stand at most 2.6 spreads apart.
+  /// See ``distinctStepDegrees``. Default 4: a door proud of its wall stands clearly more spreads
+  /// from it at first sight, and fragments of one wall, even a distant one, clearly fewer apart
+  /// (`PlaneSeparationTests`; the phone-profile door and room over seeds: Tools/seed-figures.sh).
   public var distinctStepMultiple: Double = 4
   /// The least step, metres, at which the points of one vertical plane found by RANSAC are two parallel
   /// surfaces side by side, a plane turned between them: ordered along the plane, they break where two

@@ -350,8 +350,8 @@ package final class PlaneDetector {
 
   /// Whether `point` lies where an anchor of the other alignment than track `t` meets `t`'s plane:
   /// within the inlier distance of that anchor's plane, next to its support. Such a voxel holds points
-  /// of both surfaces (at a wall's foot, its mean sits 1-3 cm in front of the wall, where a door standing
-  /// proud of the wall is: the door's anchor grew along the wall's foot), so it joins neither.
+  /// of both surfaces (at a wall's foot, its mean sits in front of the wall, where a door standing
+  /// proud of the wall is: the door's anchor would grow along the wall's foot), so it joins neither.
   private func atJunction(
     _ point: SIMD3<Double>, track t: Int, tracks: borrowing [PlaneTrack], planes: GrowthPlanes
   ) -> Bool {
@@ -452,16 +452,15 @@ package final class PlaneDetector {
   ///   voxels are segmented as unexplained ones are; a region parallel to the largest (within the merge
   ///   angle), farther than the inlier distance from its plane, is a second surface when the voxels of
   ///   each seen within the last interval cover that area. Seen together, the two are not the one
-  ///   surface seen before and after the tracker drifted (the real stray-demo2 session's walls come
-  ///   back 2-3 cm off). The anchor keeps the largest region and those coplanar with it (within the
-  ///   merge distance). The segmentation is most of a check's cost (about 0.2 ms per 1000 voxels on a
-  ///   2-core EPYC: 2 ms for a wall of 10 000, 8 ms for the full-size room's largest, 35 000); it is
-  ///   done again after a wait that doubles, up to 8 intervals, each time it finds nothing, and after
-  ///   one interval once the support has grown by half.
+  ///   surface seen before and after the tracker drifted (a wall seen again after drift comes back
+  ///   off its first plane). The anchor keeps the largest region and those coplanar with it (within
+  ///   the merge distance). The segmentation is most of a check's cost, linear in the anchor's voxels;
+  ///   it is done again after a wait that doubles, up to 8 intervals, each time it finds nothing, and
+  ///   after one interval once the support has grown by half.
   /// - *A neighbour's voxels*: those nearer another parallel anchor's plane than its own, where the two
   ///   planes are farther apart than the narrowest band: growth's rule (`liesNearer`), applied to the
   ///   voxels' present means. Wall voxels beside a door, near the door's plane while seen twice,
-  ///   joined it and widened its hull over the wall. They alone rebuild the anchor when its support's
+  ///   would join it and widen its hull over the wall. They alone rebuild the anchor when its support's
   ///   hull shrinks without them by more than 3% (fewer only churn the anchor).
   /// Linear in the map in a detection in which an anchor is due, then in its support.
   private func checkSupports(timestamp: Double, cameraHeight: Double) {

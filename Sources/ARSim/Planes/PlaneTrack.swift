@@ -523,12 +523,11 @@ struct PlaneTrack {
 
   /// The outline an anchor reports (anchor 2-D): the hull, for a vertical plane cut to the robust
   /// horizontal span of its support (``robustSpan(_:cellSize:tail:)`` of the extent columns, tails of
-  /// ``outlineTail``) when that leaves a polygon. The hull holds every point ever added: two voxels where
-  /// a wall meets the floor (their means 2-3 cm in front of the wall, on a door's plane beside it) joined
-  /// the door's anchor, and its convex hull took a sliver 15 cm wide over the wall, where taps hit the
-  /// door's plane 3 cm in front of the wall (phone-profile door at 10 fps, seed 50). The vertical span
-  /// is left whole: the rows near a wall's top, seen less, are sparse, and a cut there took a few
-  /// percent of the walls' IoU.
+  /// ``outlineTail``) when that leaves a polygon. The hull holds every point ever added: a few voxels
+  /// where a wall meets the floor (their means in front of the wall, on a door's plane beside it) can
+  /// join the door's anchor, and its convex hull then takes a sliver over the wall, where taps hit the
+  /// door's plane in front of the wall. The vertical span is left whole: the rows near a wall's top,
+  /// seen less, are sparse, and a cut there would take part of the walls' real extent.
   var reportedOutline: [SIMD2<Double>] {
     guard alignment == .vertical,
       let span = Self.robustSpan(extentColumns, cellSize: Self.extentCellSize, tail: Self.outlineTail)
@@ -541,8 +540,9 @@ struct PlaneTrack {
   }
 
   /// The tail of ``reportedOutline``'s span: a few voxels of a support of hundreds are cut off, the
-  /// edges of a uniformly seen surface are kept (the span is widened by the tails' share). 0.005: with
-  /// 0.02 (``verticalExtent``'s) walls lost 3% of their IoU and the taps that hit a plane 1-6%.
+  /// edges of a uniformly seen surface are kept (the span is widened by the tails' share). 0.005, a
+  /// quarter of ``verticalExtent``'s: a larger tail cuts real edges off walls, and taps near them miss
+  /// (the plane IoU and taps of `arsim eval`).
   static let outlineTail = 0.005
 
   /// `metres` rounded to the micrometre, so that rounding noise of the frame changes (1e-16 m) does not

@@ -230,8 +230,7 @@ struct PlaneVoxelMap {
   /// ``applyWorldCorrection(_:)`` does: a loop closure's deformation of the world.
   ///
   /// One pass over the slots in place, each voxel's key looked up and, when new, stored in one probe
-  /// of the new index: a correction moves the whole map, and this pass was most of what a frame with
-  /// one cost.
+  /// of the new index: a correction moves the whole map, so this pass is most of such a frame's cost.
   mutating func applyWorldCorrection(each correctionOf: (PlaneVoxel) -> PreparedCorrection?) {
     var index = VoxelIndex(minimumCapacity: count)
     let inverseSize = inverseSize
