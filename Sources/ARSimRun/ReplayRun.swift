@@ -114,8 +114,8 @@ public final class ReplayRun {
     }
     threads = options.threads
     // OpenCV's own pool (TBB) would split tracking's loops onto the core the reader uses; a worker
-    // descheduled mid-chunk then holds up the main thread (on the 2-core machine under load, a
-    // median `track` of 11-13 ms against 3-3.6 ms with OpenCV serial, and less CPU time).
+    // descheduled mid-chunk then holds up the main thread, which on a loaded machine costs more wall
+    // and CPU time than running serially (`arsim bench` prints the `track` stage's median).
     VisionRuntime.setThreadCount(1)
     // KLT, the main thread's largest stage, shares its points with a helper thread while the reader
     // has the second core to spare (bit-identical tracks); with one thread, everything stays on it.

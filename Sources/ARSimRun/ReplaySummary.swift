@@ -38,8 +38,8 @@ public struct ReplaySummary: Sendable {
 
   /// The number of finite values: those whose exponent bits are not all ones (IEEE 754), tested on
   /// the bit patterns, eight at a time in SIMD lanes (each lane counts how many of its values are
-  /// finite), the tail one by one. The plain loop did not vectorise: it tested and branched on every
-  /// pixel, 3% of a replay's CPU time on the full-size tabletop.
+  /// finite), the tail one by one. A plain loop does not vectorise: it tests and branches on every
+  /// pixel of every depth map.
   static func finiteCount(_ values: [Float]) -> Int {
     values.withUnsafeBytes { raw in
       let exponent: UInt32 = 0x7F80_0000

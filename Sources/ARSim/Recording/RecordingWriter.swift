@@ -192,8 +192,8 @@ public final class RecordingWriter {
   /// Writes a file as recorded to `name` in the folder.
   ///
   /// Plain `write` calls, with no `fsync` and no temporary file: Foundation's file writes sync
-  /// every file to disk, which cost 6 ms a file, most of an import's time. A conversion that must
-  /// appear whole writes into a folder renamed at the end (as `arsim import` does).
+  /// every file to disk, which would be most of an import's time (Tools/bench-import.sh). A conversion
+  /// that must appear whole writes into a folder renamed at the end (as `arsim import` does).
   private func copy(_ bytes: [UInt8], to name: String) throws(RecordingError) {
     let path = folder + "/" + name
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)

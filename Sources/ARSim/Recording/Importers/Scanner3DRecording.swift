@@ -23,8 +23,8 @@ import Foundation
 /// colour, so the default mode follows it to depth-only tracking (which tracks best here: see
 /// `Scanner3DTests`), and an app still sees `capturedImage` on the frames that carry one.
 ///
-/// The recording's intrinsics are the first frame's K (ARKit's per-frame K moves by about 1.5% in
-/// fx as the lens focuses); each frame's K is checked for sanity and against the first's. The
+/// The recording's intrinsics are the first frame's K (ARKit's per-frame K moves slightly in fx as
+/// the lens focuses); each frame's K is checked for sanity and against the first's. The
 /// reference trajectory is ARKit's (``ReferenceKind/arkit``), gravity (0, -1, 0) in its world.
 public struct Scanner3DRecordingSource: FrameSource {
   public let info: RecordingInfo
@@ -220,7 +220,7 @@ struct Scanner3DFrameFile {
   /// Largest distance from the world origin accepted for a camera, metres.
   static let maxTranslation = 10_000.0
   /// How far a frame's focal lengths may differ from the first frame's, relative (autofocus moves
-  /// them by about 1.5%).
+  /// them slightly; a tenth is a different camera or a damaged file).
   static let maxFocalChange = 0.1
   /// How far a frame's principal point may move from the first frame's, as a fraction of the width.
   static let maxPrincipalPointChange = 0.05
