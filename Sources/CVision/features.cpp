@@ -267,8 +267,8 @@ constexpr size_t kKLTLastShare = 8;
 /// Where each share of `count` points starts, then `count`: shares of ``kKLTShare`` points while
 /// more than four of them are left, then a quarter of what is left, down to ``kKLTLastShare``. The
 /// share the other thread is still tracking when a thread finds none open, and tracks again itself,
-/// is then a small one: with equal shares of 32, tracking a frame on two threads took 12% more KLT
-/// time than on one (the full-size tabletop, loaded machine).
+/// is then a small one: with equal shares to the end, that last share can cost the two threads more
+/// KLT time than one thread alone on a loaded machine (`arsim bench --threads 1` against 2).
 std::vector<size_t> klt_share_starts(size_t count) {
   std::vector<size_t> starts{0};
   for (size_t begin = 0; begin < count;) {
