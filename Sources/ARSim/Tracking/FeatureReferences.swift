@@ -2,11 +2,12 @@
 /// which it is aligned in every later frame (``FeatureAlignment``, SVO's feature alignment) after KLT
 /// has found it frame to frame. KLT from the last frame passes its error on along the track (a random
 /// walk, growing with the track's length); aligned to its reference a track keeps about one frame's
-/// error, so its landmark stays the point that was measured. The reference patch is warped by the affine map that the
-/// surface's plane through the landmark predicts from the reference view to the frame: the plane's
-/// normal from the depth's slant where it was made (RGB-D), else facing the reference camera. A track
-/// that cannot be aligned (near the image's border, its patch foreshortened past its region, occluded,
-/// or moved far from KLT's pixel) keeps KLT's pixel and is referenced anew there, on the same plane.
+/// error, so its landmark stays the point that was measured. The reference patch is warped by the
+/// affine map that the surface's plane through the landmark predicts from the reference view to the
+/// frame: the plane's normal from the depth's slant where it was made (RGB-D), else facing the
+/// reference camera. A track that cannot be aligned (near the image's border, its patch foreshortened
+/// past its region, occluded, or moved far from KLT's pixel) keeps KLT's pixel and is referenced anew
+/// there, on the same plane.
 struct FeatureReferences {
   /// A track's reference: the image region around it (its slot in ``regions``, and where the track
   /// lies in it), the reference camera (O from its optical frame) and the pixel it saw the track at,
