@@ -10,8 +10,8 @@ import Testing
   static let name = "arkitscenes-40777063"
 
   /// The room's first depth map does not register with the second (0.45 m apart by the reference
-  /// poses), so the tracked first step turns 9 degrees too far; levelled from the first frame alone,
-  /// every later frame's up was 9 degrees off. Levelled from the consensus of the reference over the
+  /// poses), so the tracked first step turns too far; levelled from the first frame alone, every later
+  /// frame's up would be off by that turn. Levelled from the consensus of the reference over the
   /// first second, up agrees with ARKit's to a fraction of a degree over the first 5 s (the rest is
   /// the tracker's own drift without an IMU).
   @Test(.enabled(if: Datasets.sharedExists(name), "../shared/datasets/\(name) is absent"))

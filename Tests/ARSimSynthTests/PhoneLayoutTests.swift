@@ -143,11 +143,11 @@ final class ReplayLog: ARSessionDelegate {
   }
 
   /// RGB-D through Stray's lossy video (HEVC, libx265 at CRF 18, 8-bit 4:2:0) against the same
-  /// session with lossless PNG colour: the camera within 1 mm on every frame. At 640x480 colour
-  /// and depth (the room unscaled; Stray's own video is 1920x1440 over 256x192 depth): 0.95 mm
-  /// worst, 0.4 mm median over the 31 frames, so the margin is thin. Not at the phones' 256x192:
-  /// there this tracker moves 1-2 mm for sub-grey-level changes (lossless HEVC, which only rounds
-  /// to 8-bit limited-range YUV, 2.3 mm; CRF 18 4.7 mm; CRF 28 13.9 mm). Plane events may differ.
+  /// session with lossless PNG colour: the camera within 1 mm on every frame, at 640x480 colour and
+  /// depth (the room unscaled; Stray's own video is 1920x1440 over 256x192 depth), where the worst
+  /// frame comes close to the bound: the margin is thin. Not at the phones' 256x192: there this
+  /// tracker moves by millimetres for sub-grey-level changes, even through lossless HEVC, which only
+  /// rounds to 8-bit limited-range YUV. Plane events may differ.
   @Test func strayVideoReplaysWithinAMillimetre() throws {
     let scene = try Self.scene("room", imu: true, scale: 1)
     let stray = try Self.generate(scene, .stray)

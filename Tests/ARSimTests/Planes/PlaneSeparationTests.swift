@@ -85,8 +85,8 @@ struct PlaneSeparationTests {
     // Voxels between two anchors join neither until settled (`settledObservations`), which is off here:
     // a point every 4 cm reaches a 2 cm voxel about every fourth frame, so a voxel settles only after
     // some 24 frames, and by then the union's flatness (`PlaneTrack.continues`) has joined the door to
-    // the wall. Seed 1 merges for good even with settling off since voxels where the floor meets the
-    // wall stopped joining anchors by growth (its door separated before; not investigated further).
+    // the wall. Seed 1 merges for good even with settling off, as voxels where the floor meets the
+    // wall join no anchor by growth (not investigated further).
     let (_, door) = Self.scene(step: 0.03)
     var options = PlaneDetectionOptions()
     options.settledObservations = options.minimumObservations
@@ -143,7 +143,7 @@ struct PlaneSeparationTests {
     // Seen from 2 m at the phone's noise, 8 frames. A plane turned about the vertical by a degree passes
     // within a centimetre of the door and of the wall right of it, and the noisy voxels at the door's
     // edge bridge the step between their cells: without the hinge test (`hingeStep`) one anchor lies
-    // between the two, 1° off and 7 mm off the wall, on every seed.
+    // between the two, turned and off the wall, on every seed.
     let wallZ = -2.0
     let door = PlaneMergeTests.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
     let rectangles = [

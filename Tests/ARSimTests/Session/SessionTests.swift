@@ -97,8 +97,8 @@ struct SessionTests {
     while let frame = try t.replay.step()?.frame { states.append(frame.camera.trackingState) }
     // The tracker decides: relocalising until it measures a normal pose, never a stale normal first.
     // The frames dropped here take their IMU samples with them, so nothing predicts the pose across
-    // the gap, and the view after it lies past what the map covers: it stays relocalising (before the
-    // relocalisation view check it resumed at a false pose, ATE 0.99 m on this cut by `arsim eval`).
+    // the gap, and the view after it lies past what the map covers: it stays relocalising (without the
+    // relocalisation view check it would resume at a false pose).
     #expect(states.count > 30)
     let firstNormal = states.firstIndex(of: .normal) ?? states.endIndex
     #expect(states[..<firstNormal].allSatisfy { $0 == .limited(.relocalizing) })

@@ -136,7 +136,8 @@ private func trackedTrajectories(
       let error = (estimated * (firstTruth.rotation.inverse * truth.rotation).inverse).normalized
       worst = max(worst, min(error.angle, 2 * .pi - error.angle) * 180 / .pi)
     }
-    // 0.05° over the gyroscope's frames (release), 0.37° once the map's first poses come in.
+    // The gyroscope's frames are far within the bound; the map's first poses, fitted to the features,
+    // come nearer it.
     #expect(worst < 1, "rotation off by \(worst)° while initialising")
   }
 }
@@ -201,9 +202,9 @@ private func trackedTrajectories(
 @Suite struct RelocalizationTests {
   /// After a pause of 20 frames (1.3 s) the tabletop's camera looks 20-30 degrees past the end of its
   /// map, and the IMU does not span a pause: nothing in view has been mapped. The session says so
-  /// (limited(.relocalizing)) rather than resume in a false place: before the relocalisation view
-  /// check, PnP took a pose mirrored through the floor, 2 m off, 10 frames after the resume, and
-  /// tracked on from it (ATE 0.86 m). Any frame reported normal after the resume is in the map's world.
+  /// (limited(.relocalizing)) rather than resume in a false place: without the relocalisation view
+  /// check, PnP can take a pose mirrored through the floor and track on from it. Any frame reported
+  /// normal after the resume is in the map's world.
   /// Resuming where the map reaches: ``PauseRelocalizationTests``.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func noFalsePoseAfterAPauseIntoAnUnmappedView() throws {
     let (collector, session) = try Self.pausedReplay("tabletop", mode: nil, frames: 20)
@@ -228,8 +229,8 @@ private func trackedTrajectories(
   /// The same in monocular tracking (the tabletop's images without its depth): the keyframes' ORB
   /// features take the tracked landmarks' depths, and the relocalised pose's PnP inliers restart the
   /// tracks and the map in the same world (and scale), confirmed over 3 frames. Not met yet: on
-  /// tabletop-mono (no depth at all) it does not recover; and the ATE across the pause is 2.3 cm
-  /// (Sim(3)), not RGB-D's 1.5.
+  /// tabletop-mono (no depth at all) it does not recover; and the ATE across the pause (Sim(3)) is
+  /// bounded at twice RGB-D's bound.
   @Test(.enabled(if: Datasets.exists("tabletop"))) func monocularResumesAfterAPause() throws {
     let (ate, frames) = try Self.pauseAndResume("tabletop", mode: .mono, frames: 5)
     #expect(frames <= 10, "normal again \(frames) frames after the resume")
@@ -321,23 +322,21 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
 
   @Test(.enabled(if: Datasets.exists("door"))) func tracksTheDoorToTwoMillimetres() throws {
     let (ate, _, gravity) = try errors("door")
-    // 4.8 mm with single-frame depth landmarks; 1.5 mm refined on every frame, 1.7 mm on keyframes;
-    // 0.8 mm with each feature's depth fitted over the 5x5 depth pixels around it (release).
+    // Landmarks refined over the keyframe window with their depths as priors, each feature's depth
+    // fitted over the depth pixels around it (``TrackerOptions/RGBD/depthFitRadius``).
     #expect(ate.rmse < 0.0012, "ATE \(ate.rmse) m")
-    // Issue 13's 0.15°: 0.158° (release) while the gravity estimator's velocity fits missed the hand
-    // shake between the 10 fps frames, 0.077° with the samples' motion taken out of them.
+    // Issue 13's 0.15°, which needs the gravity estimator's velocity fits to take the samples' motion
+    // (the hand shake between the 10 fps frames) out of them.
     #expect(gravity < 0.15, "gravity error median \(gravity)°")
   }
 
-  /// KLT from frame to frame passes its error on along a track (0.1 px a frame, a random walk); each
-  /// track aligned to the patch where its landmark was made (``TrackerOptions/alignsFeatures``) keeps
-  /// one frame's error, and the landmark the point that was measured. The room only: on the door's
-  /// seeds alignment wins on average (seeds 1-16: 0.85 -> 0.71 mm) but not on every one (the bundled
-  /// door 0.74 mm with KLT alone, 0.80 aligned).
+  /// KLT from frame to frame passes its error on along a track (a random walk); each track aligned to
+  /// the patch where its landmark was made (``TrackerOptions/alignsFeatures``) keeps one frame's error,
+  /// and the landmark the point that was measured. The room only: on the door's seeds alignment wins on
+  /// average but not on every one, the bundled door among the exceptions (Tools/seed-figures.sh door).
   @Test(.enabled(if: Datasets.exists("room-phone"))) func alignedTracksTrackCloser() throws {
     let with = try errors("room-phone") { $0.tracking.alignsFeatures = true }.ate.rmse
     let without = try errors("room-phone") { $0.tracking.alignsFeatures = false }.ate.rmse
-    // Today (release) 1.32 mm against 2.21.
     #expect(with < 0.8 * without, "ATE \(with) m aligned against \(without) m")
   }
 
@@ -347,7 +346,7 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   @Test(.enabled(if: Datasets.exists("room-phone"))) func gyroscopeHoldsEachFramesRotation() throws {
     let with = try errors("room-phone")
     let without = try errors("room-phone") { $0.tracking.rgbd.frameGyroscopeNoiseDegrees = 0 }
-    // Today (release) RPE 1.1 mm against 1.5 mm, ATE 1.2 mm against 1.3 mm.
+    // The prior is for the frame-to-frame error; the ATE must not get markedly worse by it.
     #expect(
       with.rpe.rmse < 0.85 * without.rpe.rmse, "RPE \(with.rpe.rmse) m held against \(without.rpe.rmse) m")
     #expect(
@@ -360,7 +359,7 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   @Test(.enabled(if: Datasets.exists("room-phone"))) func gyroscopeHoldsTheWindow() throws {
     let with = try errors("room-phone")
     let without = try errors("room-phone") { $0.tracking.rgbd.bundleGyroscopeNoiseDegrees = 0 }
-    // Today (release) 0.9 mm against 1.2 mm; gravity 0.060° against 0.063°.
+    // The allowance keeps the prior from costing gravity.
     #expect(
       with.ate.rmse < 0.85 * without.ate.rmse, "ATE \(with.ate.rmse) m held against \(without.ate.rmse) m")
     #expect(
@@ -370,15 +369,14 @@ func gravityErrorMedian(_ records: [FrameCollector.Record], gravity: SIMD3<Doubl
   /// The room at 10 fps with a 20 ms readout and a hand-held camera turning up to about 1 rad/s.
   @Test(.enabled(if: Datasets.exists("room-phone"))) func undoesTheRollingShutterInTheRoom() throws {
     let (ate, _, gravity) = try errors("room-phone")
-    // 3.7 mm with the shutter ignored, 2.6 mm undone (release); 1.8 mm with each feature's depth
-    // fitted over the 5x5 depth pixels around it (the depth noise, not the shutter, was what was
-    // left: other seeds gave as much with a global shutter). Issue 13's 2 mm.
+    // Issue 13's 2 mm: the shutter undone and each feature's depth fitted over the depth pixels
+    // around it (past the shutter, the depth noise is what is left: other seeds give as much with a
+    // global shutter).
     #expect(ate.rmse < 0.002, "ATE \(ate.rmse) m")
-    // 0.29° with the shutter ignored; 0.19° undone (release); 0.185° with the hand shake between the
-    // frames taken out of the gravity estimator's velocity fits and the features' depth fitted over
-    // 5x5 pixels; 0.132° with the bias held over the whole session while gravity follows the
-    // odometry's drift (release). Issue 13's 0.15°. (Until the camera has turned, about 4 s here, the
-    // bias across gravity is not observable: those frames stay near 0.2°.)
+    // Issue 13's 0.15°: the shutter undone, the hand shake between the frames taken out of the
+    // gravity estimator's velocity fits, the bias held over the whole session while gravity follows
+    // the odometry's drift. (Until the camera has turned, about 4 s here, the bias across gravity is
+    // not observable: those frames stay further off.)
     #expect(gravity < 0.15, "gravity error median \(gravity)°")
   }
 }

@@ -138,7 +138,8 @@ enum ARKitScenesLayout {
     #expect(error.hasPrefix(traj + ":3: timestamp '100,19900000' is not a finite number"), "\(error)")
   }
 
-  /// A row far in the future used to hold back every later row, unread: 0 poses, no error.
+  /// A row far in the future must not hold back every later row unread (0 poses, no error): it is
+  /// reported.
   @Test func rowsPastTheLastFrameDoNotStopReading() throws {
     let folder = try ARKitScenesLayout.write()
     let traj = folder + "/lowres_wide.traj"
@@ -245,8 +246,8 @@ enum ARKitScenesLayout {
 
   /// The floor fused from the depth of every 10th frame with the reference poses: a least-squares
   /// plane through the lowest dense 5 cm slab of heights along the stated up (refitted to the points
-  /// within 3 cm), whose normal must agree with that up within 1 degree (it is 0.44 degrees), with the
-  /// camera 1.65 m above it (a hand-held iPad; from the ceiling's side it would be 0.8 m).
+  /// within 3 cm), whose normal must agree with that up within 1 degree, with the camera 1.65 m above
+  /// it (a hand-held iPad; from the ceiling's side it would be 0.8 m).
   @Test(.enabled(if: Datasets.sharedExists(realName), "../shared/datasets/\(realName) is absent"))
   func theFloorOfTheRealRoomIsLevelInTheStatedGravity() throws {
     let info = try Recording.open(folder: Self.real).info
