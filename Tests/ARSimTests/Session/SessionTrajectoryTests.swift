@@ -72,7 +72,7 @@ struct SessionTrajectoryTests {
     #expect(trajectory.last?.nowFromDelivered == .identity)
     // Rigid in the final world, and about as good as the poses as delivered: those were re-levelled
     // as gravity followed the odometry's drift (the gyroscope's measure of it), so they may be a little
-    // better than the final world's, which holds one level for all (5.10 against 4.83 mm here).
+    // better than the final world's, which holds one level for all.
     let tracked = collector.records.filter { $0.state == .normal && $0.groundTruth != nil }
     let final = Dictionary(uniqueKeysWithValues: trajectory.map { ($0.frameIndex, $0.worldFromCamera) })
     func ate(_ pose: (FrameCollector.Record) throws -> RigidTransform) throws -> Double {
