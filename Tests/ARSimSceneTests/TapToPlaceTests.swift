@@ -341,7 +341,7 @@ struct TapPlacementRun: Sendable {
     #expect(run.outcomes.allSatisfy { $0.placedInTruth == nil || $0.placedAtHit })
     // Placement error against the ground truth within 2.5 m: issue 7's targets as the camera saw it (the
     // tap frame's session pose against its true pose), and in the world after the trajectory alignment,
-    // which adds the trajectory's drift (about 1 cm RMSE): there the median is held to 1.5 cm.
+    // which adds the trajectory's drift: there the median is held to 1.5 cm.
     let nearCamera = run.errors(maximumRange: Self.nearRange, cameraRelative: true)
     #expect(nearCamera.count >= 5)
     #expect((quantile(nearCamera, 0.5) ?? .infinity) <= 0.01)
