@@ -146,7 +146,7 @@ struct WorldLeveller {
   /// the others agree: where a capture's first depth map does not register with the second (the
   /// reference poses far apart, as no later pair is), the tracked first step turns too far, and a world
   /// levelled from the first frame alone stays tilted by that turn
-  /// (`RealCaptureGravityTests.arkitScenesIsReadRightSideUp`).
+  /// (`ARKitScenesReplayTests.theWorldIsLevelledFromTheReferencesConsensus`).
   static let referenceSeconds = 1.0
   /// Up in O from each frame of the first ``referenceSeconds`` that had a reference pose and a
   /// measured pose.
