@@ -15,6 +15,8 @@ shared=../shared/datasets
 defaults=(arkitscenes-40777063 stray-demo2 stray-early scanner3d-corridor record3d-dance)
 captures=("$@")
 [ ${#captures[@]} -eq 0 ] && captures=("${defaults[@]}")
+command="Tools/plane-reference.sh"
+[ -n "${ARSIM:-}" ] && command="ARSIM=$ARSIM $command"
 if [ -z "${ARSIM:-}" ]; then
   swift build -c release --product arsim 2>&1 | tail -n 1 >&2
   ARSIM="$(swift build -c release --show-bin-path)/arsim"
@@ -42,4 +44,4 @@ if [ $# -eq 0 ] && [ ${#present[@]} -eq ${#defaults[@]} ]; then
   table=(--table Tools/figures/planes-real.md)
 fi
 ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-planes.txt exec Tools/python.sh Tools/plane_reference.py \
-  --command "Tools/plane-reference.sh" "${table[@]}" "${present[@]}"
+  --command "$command" --built "$(date -u -r "$ARSIM" '+%Y-%m-%d %H:%M UTC')" "${table[@]}" "${present[@]}"

@@ -1,30 +1,37 @@
 #!/usr/bin/env python3
 """A plane reference for real captures (issue 45): fuse, segment, score a replay's anchors, draw.
 
-usage: Tools/python.sh Tools/plane_reference.py [--table OUT.md] [--command TEXT] CAPTURE...
+usage: Tools/python.sh Tools/plane_reference.py [--table OUT.md] [--command TEXT] [--built TEXT] CAPTURE...
        (run through Tools/plane-reference.sh, which imports and replays first)
 
 Per CAPTURE it reads out/planes/import/CAPTURE (the capture as `arsim import` wrote it: ARSim format,
 depth, confidence, ARKit's poses as the reference trajectory) and out/planes/replay/CAPTURE.events.jsonl
-and .traj.txt (`arsim replay SRC --events --trajectory`, default options), and writes
-out/planes/CAPTURE-reference.npz (cache, rebuilt when the import is newer) and out/planes/CAPTURE.png.
+and .traj.txt (`arsim replay SRC --events --trajectory`, default options), and writes the caches
+out/planes/CAPTURE-fused.npz and CAPTURE-reference.npz and the picture out/planes/CAPTURE.png.
 
 Reference: every frame's depth (confidence 2, or >= 1 when the recording has no 2; at most 4 m) is
 fused with the reference pose in an Open3D ScalableTSDFVolume (2 cm voxels, 8 cm truncation). Its
-point cloud is segmented by repeated RANSAC (2 cm) whose inliers (normals within 25 degrees) are split
-into connected regions (DBSCAN, 5 cm); each region of >= 0.1 m^2 is one surface: least-squares plane,
-outline (convex hull in its plane), occupancy grid (4 cm cells), area (occupied cells) and a label from
-geometry and the reference's gravity: floor (lowest big upward horizontal, and upward horizontals at
-its height), ceiling (highest downward horizontal), wall (vertical, >= 0.7 m^2), seat (upward, 0.3-0.6 m
-over the floor, < 0.6 m^2), table (upward, 0.4-1.2 m over the floor), else none.
+point cloud is segmented by repeated RANSAC (2 cm) among the points facing the most common direction
+left; the inliers whose normals agree (25 degrees) split into connected regions (DBSCAN, 5 cm); each
+region of >= 0.1 m^2 is refitted, grown over connected points within 4 cm of its plane, and merged
+with regions of the same plane that touch it (vertical ones: within 1 m). Each is one surface:
+least-squares plane, outline (convex hull in its plane), occupancy grid (4 cm cells, closed, holes
+filled) and area (occupied cells); labels from geometry and the reference's gravity: floor (the lowest
+big upward horizontal and every upward one within 10 cm of it, one surface), ceiling (likewise from the
+highest downward one), wall (vertical, >= 0.7 m^2), seat (upward, 0.3-0.6 m over the floor, < 0.6 m^2),
+table (upward, 0.4-1.2 m over the floor), else none.
 
-Scoring: the session's world is aligned to the reference's by the SE(3) Umeyama fit of the session's
-trajectory to the reference's (timestamps matched within 5 ms). An anchor (its final state after the
-event log's adds, updates and removes) is ON a surface iff its normal is within 5 degrees of the
-surface's (unsigned), and its centre and >= 80% of its outline (the boundary polygon resampled along
-its perimeter, or the extent's rectangle) lie within 5 cm of the surface's plane and inside its
-occupancy grid dilated by 5 cm; of several, the nearest plane. Progress goes to stderr, results to
-stdout; --table writes the Markdown table.
+Alignment: the session's world is mapped into the reference's by the rotation of the matched poses
+(timestamps within 5 ms; chordal mean of R_ref R_session^T) and the translation matching the mean
+positions. The SE(3) Umeyama fit of the positions alone is printed beside it with its residual: on a
+straight or level path it leaves the rotation about the path free.
+
+ON criterion: an anchor (its final state after the event log's adds, updates and removes) is ON a
+surface iff its normal is within 5 degrees of the surface's (unsigned), and its centre and >= 80% of its
+outline (the boundary polygon resampled along its perimeter, or the extent's rectangle) lie within 5 cm
+of the surface's plane and inside its occupancy grid dilated by 5 cm; of several, the nearest plane.
+Moving depth: voxels where depth lies > 10 cm from the fused model in several frames (a person).
+Progress goes to stderr, results to stdout; --table writes the Markdown table.
 """
 import inspect
 import json
@@ -325,18 +332,19 @@ def label(surfaces, up):
 
 
 def moving_points(folder, session, cam, frames, min_conf, pcd):
-    """World points of the depth that lie > 10 cm from the fused model (what moved), 5 cm voxels."""
+    """Centres of the 5 cm voxels where the depth of at least 3 of every third frame lies > 10 cm from
+    the fused model (something that moved: the model keeps what stayed; once is a stray pixel)."""
     tree = cKDTree(np.asarray(pcd.points))
     v, u = np.mgrid[0:cam["height"]:2, 0:cam["width"]:2]
-    out = []
+    keys = []
     for t, d, c, pose in frames[::3]:
         z = load_depth(folder, session, d, c, min_conf)[::2, ::2]
         ok = z > 0
         p = np.c_[(u[ok] - cam["cx"]) / cam["fx"] * z[ok], (v[ok] - cam["cy"]) / cam["fy"] * z[ok], z[ok]]
         p = p @ pose[:3, :3].T + pose[:3, 3]
-        out.append(p[tree.query(p, distance_upper_bound=0.1)[0] > 0.1])
-    moved = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(np.vstack(out))).voxel_down_sample(0.05)
-    return np.asarray(moved.points)
+        keys.append(np.unique(np.floor(p[tree.query(p, distance_upper_bound=0.1)[0] > 0.1] / 0.05), axis=0))
+    voxels, counts = np.unique(np.vstack(keys), axis=0, return_counts=True)
+    return (voxels[counts >= 3] + 0.5) * 0.05
 
 
 def cached(path, key, newer_than):
@@ -522,10 +530,10 @@ def summarise(capture, info, surfaces, moved, residual, matched, anchors):
            "floor_tilt": info["floor_tilt"], "labels": {}}
     for s in surfaces:
         row["labels"][s["label"]] = row["labels"].get(s["label"], 0) + 1
-    if len(moved):
+    if capture.startswith("record3d-dance") and len(moved):
         tree = cKDTree(moved)
         near = [x for x in off if (tree.query(x["samples"])[0] < 0.1).mean() >= 0.5]
-        row["moving"] = (len(near), sum(x["area"] for x in near))
+        row["moving"] = (len(near), float(sum(x["area"] for x in near)))
     return row
 
 
@@ -625,16 +633,21 @@ def fmt(v, f="{:.2f}"):
     return "-" if v is None else f.format(v)
 
 
-def table(rows, boxes, command):
-    out = [f"# Plane reference: real captures' final anchors against fused surfaces (issue 45)", "",
+def table(rows, boxes, command, built):
+    out = ["# Plane reference: real captures' final anchors against fused surfaces (issue 45)", "",
            f"Generated by `{command}` ({os.uname().machine}, {os.cpu_count()} cores, "
-           f"{time.strftime('%Y-%m-%d', time.gmtime())}); do not edit.",
+           f"{time.strftime('%Y-%m-%d', time.gmtime())}{f'; arsim built {built}' if built else ''}); do not edit.",
            "Reference: each capture's depth fused with ARKit's poses (TSDF 2 cm, confident depth <= 4 m), planar "
-           "surfaces of >= 0.1 m^2 (RANSAC 2 cm + 5 cm connectivity), labelled from geometry. An anchor is ON a "
-           "surface iff its normal is within 5°, its centre and >= 80% of its outline within 5 cm of the surface's "
-           "plane and inside its outline (dilated 5 cm). The session's world is aligned to the reference's by SE(3) "
-           "Umeyama over the trajectories (residual = RMSE). Coverage: share of each of the 5 largest surfaces "
-           "covered by the anchors ON it. Class per label: anchors ON surfaces of that label classified as it.", "",
+           "surfaces of >= 0.1 m² (RANSAC 2 cm, connected regions, coplanar neighbours merged; the floor and the "
+           "ceiling one surface each), labelled from geometry. An anchor is ON a surface iff its normal is within "
+           "5°, its centre and >= 80% of its outline within 5 cm of the surface's plane and inside its outline "
+           "(dilated 5 cm). The session's world is aligned to the reference's by the rotation of the matched poses "
+           "and the mean positions (alignment: position RMSE and the angle between the session's up and the "
+           "reference's; in brackets the same for the SE(3) Umeyama fit of the positions alone, and how far its "
+           "rotation lies from the poses'). Coverage: share of each of the 5 largest surfaces covered by the "
+           "anchors ON it. Class per label: anchors ON surfaces of that label classified as it. Floor tilt: the "
+           "reference floor's normal against the gravity the recording states. Pictures: out/planes/CAPTURE.png.",
+           "",
            "| capture | align residual | anchors | on no surface (m²) | surfaces | found | anchors / found "
            "| 5 largest: label m² covered | ≥ 50% | normal median | offset median | alignment agrees "
            "| class agrees | class per label | floor tilt |",
@@ -643,10 +656,11 @@ def table(rows, boxes, command):
         cov = ", ".join(f"{lab} {a:.1f} {c:.0%}" for lab, a, c in r["coverage"])
         per = ", ".join(f"{k} {a}/{b}" for k, (a, b) in r["per_label"].items()) or "-"
         share = r["off"] / r["anchors"] if r["anchors"] else 0
+        labels = ", ".join(f"{k} {v}" for k, v in sorted(r["labels"].items(), key=lambda kv: -kv[1]))
         a = r["residual"]
         out.append(f"| {r['capture']} | {a['pose'] * 100:.1f} cm, tilt {a['tilt']:.2f}° (Umeyama {a['umeyama'] * 100:.1f} cm, "
                    f"tilt {a['umeyama_tilt']:.2f}°, {a['differ']:.1f}° apart) | {r['anchors']} | {r['off']} ({share:.0%}, "
-                   f"{r['off_area']:.1f}) | {r['surfaces']} | {r['found']} | {fmt(r['per_found'])} | {cov} | "
+                   f"{r['off_area']:.1f}) | {r['surfaces']} ({labels}) | {r['found']} | {fmt(r['per_found'])} | {cov} | "
                    f"{sum(c >= 0.5 for _, _, c in r['coverage'])}/5 | {fmt(r['normal_med'], '{:.2f}°')} | "
                    f"{fmt(None if r['offset_med'] is None else r['offset_med'] * 100, '{:.1f} cm')} | "
                    f"{r['align'][0]}/{r['align'][1]} | {r['cls'][0]}/{r['cls'][1]} | {per} | "
@@ -654,8 +668,8 @@ def table(rows, boxes, command):
     for r in rows:
         if "moving" in r:
             out += ["", f"{r['capture']}: {r['off']} anchors on no surface, of which {r['moving'][0]} "
-                        f"({r['moving'][1]:.2f} m²) have half their outline within 10 cm of moving depth "
-                        "(depth > 10 cm from the fused model)."]
+                        f"({r['moving'][1]:.1f} m²) have half their outline within 10 cm of moving depth "
+                        "(voxels where the depth of several frames lies > 10 cm from the fused model: the dancer)."]
     for capture, bs in boxes.items():
         if bs:
             out += ["", f"{capture}: annotated boxes whose top is 0.4-1.2 m over the reference floor "
@@ -670,15 +684,12 @@ def table(rows, boxes, command):
 
 
 def main(args):
-    out_table, command = None, "Tools/plane-reference.sh"
-    if "--table" in args:
-        i = args.index("--table")
-        out_table = args.pop(i + 1)
-        args.pop(i)
-    if "--command" in args:
-        i = args.index("--command")
-        command = args.pop(i + 1)
-        args.pop(i)
+    options = {"--table": None, "--command": "Tools/plane-reference.sh", "--built": None}
+    for name in options:
+        if name in args:
+            i = args.index(name)
+            options[name] = args.pop(i + 1)
+            args.pop(i)
     rows, boxes = [], {}
     for capture in args:
         info, surfaces, cloud, moved, poses = reference(capture)
@@ -686,7 +697,7 @@ def main(args):
         row = summarise(capture, info, surfaces, moved, residual, matched, anchors)
         rows.append(row)
         boxes[capture] = box_tops(capture, info, surfaces, anchors)
-        draw(capture, info, surfaces, cloud, anchors, moved if capture.startswith("record3d") else [],
+        draw(capture, info, surfaces, cloud, anchors, moved if "moving" in row else [],
              f"{OUT}/{capture}.png")
         print(f"{capture}: alignment residual {residual['pose'] * 100:.1f} cm over {matched} poses, session up "
               f"{residual['tilt']:.2f}° from the reference's (positions alone, Umeyama: {residual['umeyama'] * 100:.1f} cm, "
@@ -701,8 +712,8 @@ def main(args):
         for b in boxes[capture]:
             print(f"  box {b['label']}: top {b['top']:.2f} m, {b['area']:.2f} m², reference {b['reference']}, "
                   f"anchors {b['anchors']}, table anchors {b['table_anchors']}")
-    if out_table:
-        open(out_table, "w").write(table(rows, boxes, command))
+    if options["--table"]:
+        open(options["--table"], "w").write(table(rows, boxes, options["--command"], options["--built"]))
 
 
 if __name__ == "__main__":
