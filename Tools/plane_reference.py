@@ -538,7 +538,7 @@ def summarise(capture, info, surfaces, moved, residual, matched, anchors):
 
 
 # ---------------------------------------------------------------------------------------- pictures
-def draw(capture, info, surfaces, cloud, anchors, moved, path):
+def draw(capture, info, surfaces, cloud, anchors, moved, boxes, path):
     """Top-down of the horizontal surfaces and anchors, top-down of the vertical ones, two side views."""
     up = info["up"]
     h1 = np.array([1.0, 0, 0]) - up[0] * up
@@ -572,14 +572,18 @@ def draw(capture, info, surfaces, cloud, anchors, moved, path):
                 continue
             colour = "#1a9c1a" if x["on"] is not None else "#d62020"
             ax.fill(*proj(x["poly"]).T, facecolor="none", edgecolor=colour, linewidth=1.0)
+        for b in boxes if want else []:
+            ax.fill(*proj(b["corners"]).T, facecolor="none", edgecolor="black", linewidth=1, linestyle=":")
+            ax.annotate(b["label"], proj(b["corners"][:1])[0], fontsize=6)
         ax.set_aspect("equal")
         ax.set_title(title)
         ax.grid(alpha=0.3)
     handles = [matplotlib.patches.Patch(color=c, alpha=0.5, label=f"surface: {k}") for k, c in LABEL_COLOURS.items()]
     handles += [matplotlib.lines.Line2D([], [], color="#1a9c1a", label="anchor ON a surface"),
                 matplotlib.lines.Line2D([], [], color="#d62020", label="anchor on none"),
-                matplotlib.lines.Line2D([], [], color="#ff00ff", marker=".", linestyle="", label="moving depth")]
-    fig.legend(handles=handles, loc="lower center", ncol=9)
+                matplotlib.lines.Line2D([], [], color="#ff00ff", marker=".", linestyle="", label="moving depth"),
+                matplotlib.lines.Line2D([], [], color="black", linestyle=":", label="annotated box top")]
+    fig.legend(handles=handles, loc="lower center", ncol=10)
     fig.suptitle(f"{capture}: reference surfaces (fused depth at ARKit's poses, label and m²) and the replay's "
                  f"final anchors (metres, reference world)")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
@@ -622,7 +626,10 @@ def box_tops(capture, info, surfaces, anchors):
             d = p - centre_top
             return abs(d @ axes[i]) <= lengths[i] / 2 + 0.05 and abs(d @ axes[j]) <= lengths[j] / 2 + 0.05 and abs(d @ up) <= 0.05
         there = [x for x in anchors if x["a"]["alignment"] == "horizontal" and over_top(x["centre"])]
+        corners = [centre_top + (x * axes[i] * lengths[i] + y * axes[j] * lengths[j]) / 2
+                   for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
         rows.append({"label": b["label"], "top": top, "area": lengths[i] * lengths[j], "reference": best,
+                     "corners": np.array(corners),
                      "anchors": [x["a"]["classification"] for x in there],
                      "table_anchors": sum(x["a"]["classification"] == "table" for x in there)})
     return rows
@@ -697,7 +704,7 @@ def main(args):
         row = summarise(capture, info, surfaces, moved, residual, matched, anchors)
         rows.append(row)
         boxes[capture] = box_tops(capture, info, surfaces, anchors)
-        draw(capture, info, surfaces, cloud, anchors, moved if "moving" in row else [],
+        draw(capture, info, surfaces, cloud, anchors, moved if "moving" in row else [], boxes[capture],
              f"{OUT}/{capture}.png")
         print(f"{capture}: alignment residual {residual['pose'] * 100:.1f} cm over {matched} poses, session up "
               f"{residual['tilt']:.2f}° from the reference's (positions alone, Umeyama: {residual['umeyama'] * 100:.1f} cm, "
