@@ -54,7 +54,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 OUT = "out/planes"
 VOXEL, TRUNC, MAX_DEPTH = 0.02, 0.08, 4.0
 RANSAC_DIST, NORMAL_COS, CLUSTER_EPS, MIN_AREA, CELL = 0.02, np.cos(np.radians(25)), 0.05, 0.1, 0.04
-GROW_DIST, MERGE_ANGLE, WALL_GAP = 0.04, 5.0, 1.0
+GROW_DIST, MERGE_ANGLE, WALL_GAP, FOOTPRINT = 0.04, 5.0, 1.0, 0.3
 ON_ANGLE, ON_DIST, ON_SHARE = 5.0, 0.05, 0.8
 # The fusion's cache is rebuilt when these change (or the import is newer than it).
 FUSE_KEY = f"{VOXEL} {TRUNC} {MAX_DEPTH} open3d {o3d.__version__}"
@@ -192,7 +192,7 @@ def grow(region, candidates, pts):
     return np.union1d(region, candidates[taken])
 
 
-def segment(pcd, up):
+def segment(pcd, up, cameras):
     """Planar surfaces of the fused cloud: list of dicts (normal, offset, basis, grid, hull, area).
 
     Repeated RANSAC proposes a plane; its inliers with agreeing normals split into connected regions;
@@ -241,6 +241,8 @@ def segment(pcd, up):
             log(f"    plane n {np.round(n, 2)}: {len(idx)} facing, {len(inl)} inliers, {len(keep)} agree, "
                 f"{found} regions, {alive.sum()} left")
     regions = merge(regions, pts, up)
+    g = np.arange(-FOOTPRINT, FOOTPRINT + 1e-9, CELL)
+    disc = np.array([(a, b) for a in g for b in g if a * a + b * b <= FOOTPRINT * FOOTPRINT])
     pairs = [(r, s) for r, s in ((r, surface_of(pts[r], nrm[r])) for r in regions) if s and s["area"] >= MIN_AREA]
     label([s for _, s in pairs], up)
     # The floor is one surface to a person (and to ARKit) however the furniture splits it; so is the ceiling.
@@ -249,7 +251,11 @@ def segment(pcd, up):
         if len(parts) > 1:
             pairs = [(r, s) for r, s in pairs if s["label"] != name]
             whole = np.concatenate(parts)
-            pairs.append((whole, dict(surface_of(pts[whole], nrm[whole]), label=name)))
+            # Where the recorder walked is floor too, however little of it the camera saw.
+            feet = None if name != "floor" else (
+                cameras[:, None, :] + (disc[:, 0, None] * plane_basis(up)[0] + disc[:, 1, None] * plane_basis(up)[1])[None]
+            ).reshape(-1, 3)
+            pairs.append((whole, dict(surface_of(pts[whole], nrm[whole], feet), label=name)))
     surfaces = [s for _, s in pairs]
     label(surfaces, up)
     log(f"  segmented {len(surfaces)} surfaces of >= {MIN_AREA} m^2")
@@ -285,13 +291,16 @@ def merge(regions, pts, up):
     return regions
 
 
-def surface_of(p, pn):
+def surface_of(p, pn, footprint=None):
+    """The surface of the region p (normals pn); `footprint`: points (on any height) whose projection
+    onto its plane belongs to its outline too."""
     if len(p) < 10:
         return None
     c, n = fit(p)
     n = n if n @ pn.mean(0) >= 0 else -n  # towards the free space the camera saw it from
     e1, e2 = plane_basis(n)
-    uv = np.c_[(p - c) @ e1, (p - c) @ e2]
+    q = p if footprint is None else np.vstack([p, footprint])
+    uv = np.c_[(q - c) @ e1, (q - c) @ e2]
     lo = uv.min(0) - CELL
     ij = np.floor((uv - lo) / CELL).astype(int)
     grid = np.zeros(ij.max(0) + 2, bool)
@@ -375,11 +384,12 @@ def reference(capture):
     up = fused["up"]
     code = "".join(inspect.getsource(f) for f in (fit, grow, segment, merge, surface_of, label))
     key = f"{FUSE_KEY} {RANSAC_DIST} {NORMAL_COS} {CLUSTER_EPS} {MIN_AREA} {CELL} {GROW_DIST} {MERGE_ANGLE} " \
-          f"{WALL_GAP} {zlib.crc32(code.encode()):08x}"  # the segmentation's parameters and code
+          f"{WALL_GAP} {FOOTPRINT} {zlib.crc32(code.encode()):08x}"  # the segmentation's parameters and code
     segmented = cached(f"{OUT}/{capture}-reference.npz", key, f"{OUT}/{capture}-fused.npz")
     if segmented is None:
         log(f"{capture}: segmenting {len(pcd.points)} points")
-        segmented = {"key": key, "surfaces": np.array(segment(pcd, up), dtype=object)}
+        cameras = np.array([p[:3, 3] for p in fused["poses"].values()])[::5]
+        segmented = {"key": key, "surfaces": np.array(segment(pcd, up, cameras), dtype=object)}
         np.savez(f"{OUT}/{capture}-reference.npz", **segmented)
     surfaces = list(segmented["surfaces"])
     floors = [s for s in surfaces if s["label"] == "floor"]
@@ -473,8 +483,8 @@ def score(capture, info, surfaces, moved, ref_poses):
         centre = (m[:3, :3] @ np.array(a["center"]) + m[:3, 3]) @ r.T + t
         x = {"a": a, "normal": n, "centre": centre, "poly": to_ref(poly), "samples": to_ref(samples),
              "area": polygon_area(poly) if a.get("boundary") else a["extent"]["width"] * a["extent"]["height"],
-             "on": None}
-        best = None
+             "on": None, "centre_on": None}
+        best = centre_best = None
         for k, s in enumerate(surfaces):
             angle = np.degrees(np.arccos(min(1.0, abs(n @ s["normal"]))))
             if angle > ON_ANGLE:
@@ -483,12 +493,16 @@ def score(capture, info, surfaces, moved, ref_poses):
             near = np.abs(x["samples"] @ s["normal"] - s["offset"]) <= ON_DIST
             if dist > ON_DIST or not inside(s, centre[None], dil)[0]:
                 continue
+            if centre_best is None or dist < centre_best[1]:
+                centre_best = (k, dist)
             if (near & inside(s, x["samples"], dil)).mean() < ON_SHARE:
                 continue
             if best is None or dist < best[1]:
                 best = (k, dist, angle)
         if best:
             x["on"], x["offset_err"], x["angle_err"] = best
+        if centre_best:
+            x["centre_on"] = centre_best[0]  # the relaxed verdict: the outline may overrun the surface
         anchors.append(x)
     return residual, len(pairs), anchors
 
@@ -515,11 +529,15 @@ def summarise(capture, info, surfaces, moved, residual, matched, anchors):
     align_ok = [(x["a"]["alignment"] == "horizontal") == horiz(surfaces[x["on"]]) for x in on]
     cls = lambda x: x["a"]["classification"]  # noqa: E731
     cls_ok = [cls(x) == surfaces[x["on"]]["label"] for x in on]
-    per_label = {}
-    for lab in ("floor", "wall", "table", "ceiling", "seat"):
-        xs = [x for x in on if surfaces[x["on"]]["label"] == lab]
-        if xs:
-            per_label[lab] = (sum(cls(x) == lab for x in xs), len(xs))
+    def per_label_of(xs, key):
+        counts = {}
+        for lab in ("floor", "wall", "table", "ceiling", "seat"):
+            ys = [x for x in xs if surfaces[x[key]]["label"] == lab]
+            if ys:
+                counts[lab] = (sum(cls(y) == lab for y in ys), len(ys))
+        return counts
+    per_label = per_label_of(on, "on")
+    centre_on = [x for x in anchors if x["centre_on"] is not None]
     row = {"capture": capture, "residual": residual, "matched": matched, "anchors": len(anchors),
            "off": len(off), "off_area": sum(x["area"] for x in off), "surfaces": len(surfaces),
            "found": len(found), "per_found": len(on) / len(found) if found else None,
@@ -527,7 +545,8 @@ def summarise(capture, info, surfaces, moved, residual, matched, anchors):
            "normal_med": float(np.median([x["angle_err"] for x in on])) if on else None,
            "offset_med": float(np.median([x["offset_err"] for x in on])) if on else None,
            "align": (sum(align_ok), len(on)), "cls": (sum(cls_ok), len(on)), "per_label": per_label,
-           "floor_tilt": info["floor_tilt"], "labels": {}}
+           "floor_tilt": info["floor_tilt"], "labels": {}, "centre_on": len(centre_on),
+           "centre_per_label": per_label_of(centre_on, "centre_on")}
     for s in surfaces:
         row["labels"][s["label"]] = row["labels"].get(s["label"], 0) + 1
     if capture.startswith("record3d-dance") and len(moved):
@@ -652,13 +671,14 @@ def table(rows, boxes, command, built):
            "and the mean positions (alignment: position RMSE and the angle between the session's up and the "
            "reference's; in brackets the same for the SE(3) Umeyama fit of the positions alone, and how far its "
            "rotation lies from the poses'). Coverage: share of each of the 5 largest surfaces covered by the "
-           "anchors ON it. Class per label: anchors ON surfaces of that label classified as it. Floor tilt: the "
+           "anchors ON it. Class per label: anchors ON surfaces of that label classified as it. Relaxed: anchors whose "
+           "normal and centre alone would be ON (the outline may overrun the surface). Floor tilt: the "
            "reference floor's normal against the gravity the recording states. Pictures: out/planes/CAPTURE.png.",
            "",
            "| capture | align residual | anchors | on no surface (m²) | surfaces | found | anchors / found "
            "| 5 largest: label m² covered | ≥ 50% | normal median | offset median | alignment agrees "
-           "| class agrees | class per label | floor tilt |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "| class agrees | class per label | relaxed: centre ON, class per label | floor tilt |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cov = ", ".join(f"{lab} {a:.1f} {c:.0%}" for lab, a, c in r["coverage"])
         per = ", ".join(f"{k} {a}/{b}" for k, (a, b) in r["per_label"].items()) or "-"
@@ -670,7 +690,8 @@ def table(rows, boxes, command, built):
                    f"{r['off_area']:.1f}) | {r['surfaces']} ({labels}) | {r['found']} | {fmt(r['per_found'])} | {cov} | "
                    f"{sum(c >= 0.5 for _, _, c in r['coverage'])}/5 | {fmt(r['normal_med'], '{:.2f}°')} | "
                    f"{fmt(None if r['offset_med'] is None else r['offset_med'] * 100, '{:.1f} cm')} | "
-                   f"{r['align'][0]}/{r['align'][1]} | {r['cls'][0]}/{r['cls'][1]} | {per} | "
+                   f"{r['align'][0]}/{r['align'][1]} | {r['cls'][0]}/{r['cls'][1]} | {per} | {r['centre_on']}: "
+                   f"{', '.join(f'{k} {a}/{b}' for k, (a, b) in r['centre_per_label'].items()) or '-'} | "
                    f"{fmt(r['floor_tilt'], '{:.2f}°')} |")
     for r in rows:
         if "moving" in r:
@@ -715,7 +736,7 @@ def main(args):
               f"{[(lab, round(a, 1), round(c, 2)) for lab, a, c in row['coverage']]}")
         print(f"  normal median {fmt(row['normal_med'])}°, offset median "
               f"{fmt(None if row['offset_med'] is None else row['offset_med'] * 100, '{:.1f}')} cm, alignment "
-              f"{row['align']}, class {row['cls']} {row['per_label']}" + (f", moving {row['moving']}" if "moving" in row else ""))
+              f"{row['align']}, class {row['cls']} {row['per_label']}; centre ON {row['centre_on']} {row['centre_per_label']}" + (f", moving {row['moving']}" if "moving" in row else ""))
         for b in boxes[capture]:
             print(f"  box {b['label']}: top {b['top']:.2f} m, {b['area']:.2f} m², reference {b['reference']}, "
                   f"anchors {b['anchors']}, table anchors {b['table_anchors']}")
