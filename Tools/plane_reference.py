@@ -41,12 +41,16 @@ import sys
 import time
 import zlib
 
-import cv2
-import matplotlib
-import numpy as np
-import open3d as o3d
-from scipy import ndimage
-from scipy.spatial import ConvexHull, cKDTree
+# Open3D's RANSAC draws its samples on several threads in no fixed order: one thread keeps the
+# reference the same from run to run.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import matplotlib  # noqa: E402
+import numpy as np  # noqa: E402
+import open3d as o3d  # noqa: E402
+from scipy import ndimage  # noqa: E402
+from scipy.spatial import ConvexHull, cKDTree  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -382,9 +386,9 @@ def reference(capture):
     pcd = o3d.geometry.PointCloud(o3d.utility.Vector3dVector(fused["points"]))
     pcd.normals = o3d.utility.Vector3dVector(fused["normals"])
     up = fused["up"]
-    code = "".join(inspect.getsource(f) for f in (fit, grow, segment, merge, surface_of, label))
+    code = "".join(inspect.getsource(f) for f in (fit, grow, segment, merge, surface_of, label))  # and parameters:
     key = f"{FUSE_KEY} {RANSAC_DIST} {NORMAL_COS} {CLUSTER_EPS} {MIN_AREA} {CELL} {GROW_DIST} {MERGE_ANGLE} " \
-          f"{WALL_GAP} {FOOTPRINT} {zlib.crc32(code.encode()):08x}"  # the segmentation's parameters and code
+          f"{WALL_GAP} {FOOTPRINT} {zlib.crc32(code.encode()):08x} {os.environ['OMP_NUM_THREADS']} threads"
     segmented = cached(f"{OUT}/{capture}-reference.npz", key, f"{OUT}/{capture}-fused.npz")
     if segmented is None:
         log(f"{capture}: segmenting {len(pcd.points)} points")
