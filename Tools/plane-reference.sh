@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Scores a replay's plane anchors on real captures against a reference fused from the captures'
+# own depth and ARKit's poses (Tools/plane_reference.py says how), draws them, writes the table:
+#
+#   Tools/plane-reference.sh [CAPTURE...]     default: the five real captures in ../shared/datasets
+#
+# Per capture: `arsim import` into out/planes/import/CAPTURE (kept: delete it to import again), the
+# fused reference in out/planes/CAPTURE-reference.npz (kept until the import is newer), a replay with
+# default options (events and trajectory into out/planes/replay/), the scores on stdout and the picture
+# out/planes/CAPTURE.png. With every default capture present it writes Tools/figures/planes-real.md.
+# ARSIM names the arsim binary; default: a release build of this checkout. Progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=../shared/datasets
+defaults=(arkitscenes-40777063 stray-demo2 stray-early scanner3d-corridor record3d-dance)
+captures=("$@")
+[ ${#captures[@]} -eq 0 ] && captures=("${defaults[@]}")
+command="Tools/plane-reference.sh"
+[ -n "${ARSIM:-}" ] && command="ARSIM=$ARSIM $command"
+if [ -z "${ARSIM:-}" ]; then
+  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
+  ARSIM="$(swift build -c release --show-bin-path)/arsim"
+fi
+mkdir -p out/planes/import out/planes/replay
+present=()
+for name in "${captures[@]}"; do
+  src="$shared/$name"
+  [ "$name" = record3d-dance ] && src="$shared/$name/dance.r3d"
+  if [ ! -e "$src" ]; then
+    echo "plane-reference: $src is absent" >&2
+    continue
+  fi
+  if [ ! -e "out/planes/import/$name/session.json" ]; then
+    echo "plane-reference: importing $name" >&2
+    "$ARSIM" import "$src" "out/planes/import/$name" > /dev/null
+  fi
+  echo "plane-reference: replaying $name" >&2
+  "$ARSIM" replay "$src" --events "out/planes/replay/$name.events.jsonl" \
+    --trajectory "out/planes/replay/$name.traj.txt" > "out/planes/replay/$name.summary.txt" 2> /dev/null
+  present+=("$name")
+done
+table=()
+if [ $# -eq 0 ] && [ ${#present[@]} -eq ${#defaults[@]} ]; then
+  table=(--table Tools/figures/planes-real.md)
+fi
+ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-planes.txt exec Tools/python.sh Tools/plane_reference.py \
+  --command "$command" --built "$(date -u -r "$ARSIM" '+%Y-%m-%d %H:%M UTC')" "${table[@]}" "${present[@]}"
