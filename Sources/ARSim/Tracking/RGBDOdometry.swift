@@ -51,6 +51,8 @@ final class RGBDOdometry: Odometry {
   private var lastMeasuredStep: GapPrediction.Step?
   /// The IMU samples recorded since the last frame.
   private var samples: [IMUSample] = []
+  /// Whether the recording has given IMU samples so far.
+  private var hasIMU = false
   /// The session's gravity estimate (``gravityEstimated(_:)``), for the IMU's predictions.
   private var gravity: GapPrediction.Gravity?
   /// The last frame whose pose was measured, which the IMU predicts from.
@@ -200,6 +202,16 @@ final class RGBDOdometry: Odometry {
       measured.map({ !agreesWithInertial($0.pose) }) ?? true
     {
       bridge = inertialPose
+      measured = nil
+    } else if !hasIMU, depth != nil, framesWithoutMeasurement == 0, jumped == true, let found = measured,
+      (predicted.inverse * found.pose).angle <= options.maxRotationJumpDegrees * .pi / 180
+    {
+      // Without an IMU, a leap that turned no further than the prediction has no witness but the
+      // motion so far, and a handheld camera does not leap between two frames: the depth the map was
+      // made from disagrees with this frame's (a phone's first depth maps, still converging, can read
+      // the whole room nearer). The features' rotation holds whatever the depth's scale; the position
+      // is the constant-velocity prediction's, and the tracks restart there with this frame's depth.
+      bridge = RigidTransform(rotation: found.pose.rotation, translation: predicted.translation)
       measured = nil
     }
 
@@ -434,6 +446,7 @@ final class RGBDOdometry: Odometry {
   /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
   /// shutter's correction).
   func add(_ samples: [IMUSample]) {
+    if !samples.isEmpty { hasIMU = true }
     turns?.add(samples)
     gapPrediction?.add(samples)
     anchor?.samples += samples

@@ -143,9 +143,9 @@ struct WorldLeveller {
   /// Seconds from the first frame during which, without an accelerometer, the reference's up is
   /// gathered (each frame's reference orientation carries the stated gravity into O through the
   /// tracked pose) and the world re-levelled to their consensus. One frame alone can be wrong where
-  /// the others agree: where a capture's first depth map does not register with the second (the
-  /// reference poses far apart, as no later pair is), the tracked first step turns too far, and a world
-  /// levelled from the first frame alone stays tilted by that turn
+  /// the others agree: where a capture's first depth map does not register with the second (it reads
+  /// the room nearer), the tracked first step is off, and a world levelled from the first frame alone
+  /// stays tilted by its error
   /// (`ARKitScenesReplayTests.theWorldIsLevelledFromTheReferencesConsensus`).
   static let referenceSeconds = 1.0
   /// Up in O from each frame of the first ``referenceSeconds`` that had a reference pose and a
