@@ -7,8 +7,8 @@ public final class EventLog: ARSessionDelegate {
   private let file: OutputFile
   private var failure: (any Error)?
 
-  /// Opens `path` for the events of `session`.
-  public init(path: String, session: ARSession) throws {
+  /// Opens `path` for the events of the session this log becomes the delegate of.
+  public init(path: String) throws {
     file = try OutputFile(path: path)
   }
 

@@ -167,7 +167,7 @@ public final class ReplayRun {
 
   /// Writes the session's callbacks to `path` as JSON Lines (the CLI contract's events file).
   public func logEvents(to path: String) throws {
-    let log = try EventLog(path: path, session: session)
+    let log = try EventLog(path: path)
     events = log
     session.delegate = log
   }

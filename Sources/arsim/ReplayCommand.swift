@@ -85,16 +85,7 @@ enum ReplayCommand {
         "map saved: \(path) (\(map.keyframeCount) keyframes, \(map.rawFeaturePoints.count) points, "
           + "\(map.anchors.count) anchors)")
     }
-    let planes = run.session.anchors.compactMap { $0 as? ARPlaneAnchor }
-    print(
-      "planes: \(planes.count)"
-        + (planes.isEmpty
-          ? ""
-          : " ("
-            + planes.map {
-              "\($0.classification) \($0.alignment) \(String(format: "%.2fx%.2f m", $0.planeExtent.width, $0.planeExtent.height))"
-            }
-            .joined(separator: "; ") + ")"))
+    print(planesLine(run.session.anchors.compactMap { $0 as? ARPlaneAnchor }))
     if !run.frames.isEmpty {
       let median = { (values: [Double]) in values.sorted()[values.count / 2] * 1000 }
       let tracking = run.frames.map { $0.timings.track + $0.timings.pose + $0.timings.map }
@@ -116,5 +107,25 @@ enum ReplayCommand {
     return String(
       format: "relocalized at frame %d (%d frames, %.2f s after the first), %d anchors restored", frame.index,
       found, frame.timestamp - start.timestamp, map.anchors.count)
+  }
+
+  /// How many planes the summary lists; the rest are counted.
+  static let listedPlanes = 10
+
+  /// The summary's planes line: how many, and the ``listedPlanes`` largest (by extent; ties keep
+  /// the session's order) with classification, alignment and extent, the rest counted.
+  static func planesLine(_ planes: [ARPlaneAnchor]) -> String {
+    guard !planes.isEmpty else { return "planes: 0" }
+    let area = { (plane: ARPlaneAnchor) in plane.planeExtent.width * plane.planeExtent.height }
+    let largest = planes.enumerated().sorted { a, b in
+      area(a.element) != area(b.element) ? area(a.element) > area(b.element) : a.offset < b.offset
+    }
+    let listed = largest.prefix(listedPlanes).map {
+      "\($0.element.classification) \($0.element.alignment) "
+        + String(format: "%.2fx%.2f m", $0.element.planeExtent.width, $0.element.planeExtent.height)
+    }
+    let rest = planes.count - listed.count
+    return "planes: \(planes.count) (" + (rest > 0 ? "the \(listed.count) largest: " : "")
+      + listed.joined(separator: "; ") + (rest > 0 ? "; \(rest) more" : "") + ")"
   }
 }

@@ -92,4 +92,24 @@ import Testing
     let steps = zip(poses, poses.dropFirst()).map { simd_length($1.position - $0.position) }
     #expect(steps.allSatisfy { $0 < 0.1 }, "steps \(steps) m")
   }
+
+  /// A real room gives more anchors than a summary can list: the ten largest are listed, largest
+  /// first, and the rest counted.
+  @Test(.enabled(if: Datasets.sharedExists("arkitscenes-40777063"), "../shared/datasets is absent"))
+  func summaryListsTheTenLargestPlanesAndCountsTheRest() throws {
+    let replay = try CLI.run(["replay", Datasets.shared + "/arkitscenes-40777063", "--frames", "0-100"])
+    try #require(replay.status == 0, "\(replay.stderr)")
+    let line = try #require(replay.stdout.split(separator: "\n").first { $0.hasPrefix("planes: ") })
+    let count = try #require(Int(line.dropFirst("planes: ".count).prefix { $0.isNumber }))
+    try #require(count > 10, "\(line)")
+    #expect(line.contains("(the 10 largest: ") && line.hasSuffix("; \(count - 10) more)"), "\(line)")
+    let areas = line.split(separator: ";").compactMap { item -> Double? in
+      guard let extent = item.split(separator: " ").first(where: { $0.contains("x") && $0.first!.isNumber })
+      else { return nil }
+      let sides = extent.split(separator: "x").compactMap { Double($0) }
+      return sides.count == 2 ? sides[0] * sides[1] : nil
+    }
+    #expect(areas.count == 10, "\(line)")
+    #expect(zip(areas, areas.dropFirst()).allSatisfy { $0 >= $1 - 0.05 }, "\(line)")
+  }
 }

@@ -17,8 +17,6 @@ package struct FeaturePoint: Sendable, Hashable {
 
 /// What the plane detector sees of one frame.
 package struct PlaneDetectionInput: Sendable {
-  /// The frame's index in the recording.
-  package var frameIndex: Int
   /// The frame's timestamp, seconds (recorded time).
   package var timestamp: Double
   /// The camera pose: ARKit's camera frame (x right, y up, looking along −z) to world (y up, metres).
@@ -32,10 +30,9 @@ package struct PlaneDetectionInput: Sendable {
 
   /// An input from its parts; see the properties for frames and units.
   package init(
-    frameIndex: Int, timestamp: Double, worldFromCamera: RigidTransform, featurePoints: [FeaturePoint],
+    timestamp: Double, worldFromCamera: RigidTransform, featurePoints: [FeaturePoint],
     depthPoints: [SIMD3<Float>]
   ) {
-    self.frameIndex = frameIndex
     self.timestamp = timestamp
     self.worldFromCamera = worldFromCamera
     self.featurePoints = featurePoints
@@ -59,7 +56,7 @@ extension PlaneDetector {
       } ?? []
     return process(
       PlaneDetectionInput(
-        frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera,
+        timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera,
         featurePoints: tracked.featurePoints ?? [], depthPoints: depthPoints))
   }
 }

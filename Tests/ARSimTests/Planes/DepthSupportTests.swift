@@ -29,7 +29,7 @@ struct DepthSupportTests {
         depth ? floor.points(spacing: 0.04, jitter: 0.005, noise: 0.002, random: &random) : []
       _ = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 10, worldFromCamera: RigidTransform(translation: camera),
+          timestamp: Double(k) / 10, worldFromCamera: RigidTransform(translation: camera),
           featurePoints: features, depthPoints: floorPoints))
     }
     return detector.anchors

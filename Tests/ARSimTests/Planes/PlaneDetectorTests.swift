@@ -57,7 +57,7 @@ struct PlaneDetectorTests {
       }
       _ = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: camera),
+          timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: camera),
           featurePoints: [], depthPoints: points))
     }
     let anchor = try #require(horizontal(detector.anchors, near: 0.75))
@@ -200,7 +200,7 @@ struct PlaneDetectorTests {
       let scene = TestScene(rectangles: [visible], outlierFraction: 0.1)
       let changes = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: Self.camera),
+          timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: Self.camera),
           featurePoints: [], depthPoints: scene.frame(random: &random)))
       if let added = changes.added.first {
         #expect(first == nil)
@@ -278,10 +278,10 @@ struct PlaneDetectorTests {
       let pose = RigidTransform(translation: Self.camera)
       let a = clean.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: 0, worldFromCamera: pose, featurePoints: [], depthPoints: points))
+          timestamp: 0, worldFromCamera: pose, featurePoints: [], depthPoints: points))
       let b = dirty.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: 0, worldFromCamera: pose, featurePoints: features, depthPoints: noisy))
+          timestamp: 0, worldFromCamera: pose, featurePoints: features, depthPoints: noisy))
       #expect(a.added.count == b.added.count && a.updated.count == b.updated.count)
     }
     try #require(clean.anchors.count == 2)
@@ -330,7 +330,7 @@ struct PlaneDetectorTests {
       }
       _ = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: Self.camera),
+          timestamp: Double(k) / 30, worldFromCamera: RigidTransform(translation: Self.camera),
           featurePoints: features, depthPoints: []))
     }
     let anchor = try #require(detector.anchors.first)
@@ -355,7 +355,7 @@ struct PlaneDetectorTests {
       let points = scene.frame(random: &random)
       _ = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 30,
+          timestamp: Double(k) / 30,
           worldFromCamera: RigidTransform(translation: SIMD3(0, 1.5, z0 + 0.6)), featurePoints: [],
           depthPoints: points))
       #expect(detector.voxelCount <= options.maximumVoxelCount)

@@ -62,7 +62,7 @@ struct PlaneSeparationTests {
       }
       _ = detector.process(
         PlaneDetectionInput(
-          frameIndex: k, timestamp: Double(k) / 10, worldFromCamera: RigidTransform(translation: camera),
+          timestamp: Double(k) / 10, worldFromCamera: RigidTransform(translation: camera),
           featurePoints: [], depthPoints: points))
     }
     return detector

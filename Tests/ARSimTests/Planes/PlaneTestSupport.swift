@@ -105,7 +105,7 @@ func runFrames(
   var result: [PlaneAnchorChanges] = []
   for k in 0..<frames {
     let input = PlaneDetectionInput(
-      frameIndex: firstFrame + k, timestamp: Double(firstFrame + k) / 30,
+      timestamp: Double(firstFrame + k) / 30,
       worldFromCamera: RigidTransform(translation: camera), featurePoints: [],
       depthPoints: scene.frame(random: &random))
     result.append(detector.process(input))
