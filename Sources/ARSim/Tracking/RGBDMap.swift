@@ -14,7 +14,7 @@ struct RGBDMap {
   private var window: LocalBundleWindow
   private var framesSinceKeyframe = 0
   /// The last keyframe of the window: O from its optical frame and the landmarks it observed.
-  private var lastKeyframe: (oFromOptical: RigidTransform, landmarks: Set<UInt64>)?
+  private var lastKeyframe: (oFromOptical: RigidTransform, landmarks: Set<UInt64>, time: Double)?
   /// O from the last keyframe's optical frame, as the window adjusted it (nil before the first).
   var lastKeyframePose: RigidTransform? { lastKeyframe?.oFromOptical }
   /// Keyframes the window was given so far (each ran its adjustment when it had enough views).
@@ -54,7 +54,7 @@ struct RGBDMap {
     for id in landmarks.keys { landmarks[id] = newFromOld.apply(to: landmarks[id]!) }
     for id in retired.keys { retired[id] = newFromOld.apply(to: retired[id]!) }
     window.move(by: newFromOld)
-    if let last = lastKeyframe { lastKeyframe = (newFromOld * last.oFromOptical, last.landmarks) }
+    if let last = lastKeyframe { lastKeyframe = (newFromOld * last.oFromOptical, last.landmarks, last.time) }
   }
 
   /// Depth noise: standard deviation in metres at depth `d` (growing with d², as structured-light and
@@ -79,8 +79,8 @@ struct RGBDMap {
   /// measured: a prior on their relative rotation), and the window is adjusted. Returns O from the frame's optical frame as
   /// adjusted, or nil when the frame is no keyframe or the window did not adjust.
   mutating func frameTracked(
-    oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>], turn: LocalBundleWindow.Turn? = nil,
-    depthAt: (SIMD2<Float>) -> FrameDepth.Sample?
+    oFromOptical: RigidTransform, ids: [UInt64], pixels: [SIMD2<Float>], time: Double,
+    turn: LocalBundleWindow.Turn? = nil, depthAt: (SIMD2<Float>) -> FrameDepth.Sample?
   ) -> RigidTransform? {
     framesSinceKeyframe += 1
     var observations: [UInt64: SIMD2<Double>] = [:]
@@ -89,10 +89,10 @@ struct RGBDMap {
       observations[id] = SIMD2(Double(pixel.x), Double(pixel.y))
       depths[id] = depthPrior(depthAt(pixel))
     }
-    guard isKeyframe(at: oFromOptical, ids: ids, depths: depths) else { return nil }
+    guard isKeyframe(at: oFromOptical, ids: ids, depths: depths, time: time) else { return nil }
     framesSinceKeyframe = 0
     keyframesMade += 1
-    lastKeyframe = (oFromOptical, Set(observations.keys))
+    lastKeyframe = (oFromOptical, Set(observations.keys), time)
     let adjusted = window.addAndAdjust(
       opticalFromO: oFromOptical.inverse, observations: observations, depths: depths, turn: turn,
       landmarks: &landmarks, retired: &retired)
@@ -110,11 +110,14 @@ struct RGBDMap {
   /// the median depth or turned ``TrackerOptions/RGBD/keyframeRotationDegrees`` from it; or
   /// ``TrackerOptions/RGBD/keyframeMaxFrames`` frames since it.
   private func isKeyframe(
-    at oFromOptical: RigidTransform, ids: [UInt64], depths: [UInt64: BundleAdjustment.DepthPrior]
+    at oFromOptical: RigidTransform, ids: [UInt64], depths: [UInt64: BundleAdjustment.DepthPrior],
+    time: Double
   ) -> Bool {
     let rgbd = options.rgbd
     guard let last = lastKeyframe, framesSinceKeyframe < rgbd.keyframeMaxFrames else { return true }
     let still = ids.reduce(0) { $0 + (last.landmarks.contains($1) ? 1 : 0) }
+    if Double(still) < 0.5 * Double(last.landmarks.count) { return true }
+    if time - last.time < rgbd.keyframeMinInterval { return false }
     if Double(still) < rgbd.keyframeTrackedFraction * Double(last.landmarks.count) { return true }
     let step = last.oFromOptical.inverse * oFromOptical
     if step.angle > rgbd.keyframeRotationDegrees * .pi / 180 { return true }

@@ -268,7 +268,7 @@ final class RGBDOdometry: Odometry {
       let made = map.keyframesMade
       if source == .features, quality != .excessiveMotion, let depth {
         let adjusted = map.frameTracked(
-          oFromOptical: pose, ids: tracks.ids, pixels: tracks.points,
+          oFromOptical: pose, ids: tracks.ids, pixels: tracks.points, time: frameTime,
           turn: allowedTurn(noiseDegrees: rgbd.bundleGyroscopeNoiseDegrees),
           depthAt: { sample($0, in: depth) })
         if let adjusted { pose = adjusted }

@@ -39,6 +39,12 @@ extension TrackerOptions {
     public var keyframeRotationDegrees = 5.0
     /// ... or after this many frames without one. Default 10.
     public var keyframeMaxFrames = 10
+    /// Seconds after a keyframe during which the tests before this one (tracked fraction, baseline,
+    /// rotation) make no new one unless fewer than half of its landmarks are still tracked: a camera
+    /// at 30 or 60 fps, or a scene whose tracks churn (a person moving through the view), would
+    /// otherwise make most frames keyframes, and the bundle window would span a fraction of a second.
+    /// Default 0.09 (a 10 Hz recording may make one on every frame).
+    public var keyframeMinInterval = 0.09
     /// Keyframes refined in the RGB-D bundle window. Default 6.
     public var bundleWindow = 6
     /// Most older keyframes held fixed in the RGB-D bundle window (which see its landmarks; the first

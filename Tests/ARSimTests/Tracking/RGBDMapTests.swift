@@ -65,7 +65,9 @@ import Testing
           map.depthPrior(depths[pixels[k]].map { FrameDepth.Sample(depth: $0, confidence: 2) })
         }, intrinsics: Self.intrinsics, initial: given.inverse.poseCW, iterations: 10, huberDelta: 1)
       let refined = RigidTransform(solved).inverse
-      let adjusted = map.frameTracked(oFromOptical: refined, ids: seen.map { ids[$0] }, pixels: pixels) {
+      let adjusted = map.frameTracked(
+        oFromOptical: refined, ids: seen.map { ids[$0] }, pixels: pixels, time: Double(frame) / 10
+      ) {
         pixel in
         depths[pixel].map { FrameDepth.Sample(depth: $0, confidence: 2) }
       }
