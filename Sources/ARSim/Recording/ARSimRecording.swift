@@ -179,9 +179,7 @@ public struct ARSimRecordingSource: FrameSource {
     let session = try RecordingSession.load(folder: folder)
     self.session = session
     self.options = options
-    let intrinsics =
-      try options.intrinsicsOverride?.resized(
-        width: session.camera.width, height: session.camera.height, source: "--intrinsics") ?? session.camera
+    let (intrinsics, intrinsicsSource) = try options.intrinsics(session.camera, recordedIn: "session.json")
     let indexPath = folder + "/" + session.frames
     let frameCount = try Self.countFrames(indexPath)
     index = try LineReader(path: indexPath)
@@ -214,7 +212,7 @@ public struct ARSimRecordingSource: FrameSource {
     let gravity = session.groundTruth?.gravity.map { SIMD3($0[0], $0[1], $0[2]) }
     var info = RecordingInfo(
       path: folder, format: .arsim, intrinsics: intrinsics,
-      intrinsicsSource: options.intrinsicsOverride == nil ? "session.json" : "--intrinsics",
+      intrinsicsSource: intrinsicsSource,
       hasDepth: session.sensors.depth, hasAccelerometer: session.sensors.accelerometer,
       hasGyroscope: session.sensors.gyroscope, hasGroundTruth: trajectory != nil,
       frameRate: session.frameRate, frameCount: frameCount, groundTruthGravity: gravity)

@@ -76,3 +76,18 @@ extension CameraIntrinsics {
     }
   }
 }
+
+extension FrameSourceOptions {
+  /// The intrinsics a reader delivers for a recording whose own are `recorded` (read from
+  /// `recordedSource`): ``intrinsicsOverride`` (`--intrinsics`) for images of `recorded`'s size when
+  /// given, else `recorded`; with where they came from, for ``RecordingInfo/intrinsicsSource``.
+  func intrinsics(_ recorded: CameraIntrinsics, recordedIn recordedSource: String) throws(RecordingError) -> (
+    intrinsics: CameraIntrinsics, source: String
+  ) {
+    guard let override = intrinsicsOverride else { return (recorded, recordedSource) }
+    return (
+      try override.resized(width: recorded.width, height: recorded.height, source: "--intrinsics"),
+      "--intrinsics"
+    )
+  }
+}

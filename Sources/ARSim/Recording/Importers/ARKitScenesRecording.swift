@@ -106,13 +106,11 @@ public struct ARKitScenesRecordingSource: FrameSource {
     let pincamPath = folder + "/lowres_wide_intrinsics/" + first.stem + ".pincam"
     pincamIntrinsics = try Self.pincam(pincamPath)
     var intrinsics = pincamIntrinsics
-    if let override = options.intrinsicsOverride {
-      intrinsics = try override.resized(
-        width: intrinsics.width, height: intrinsics.height, source: "--intrinsics")
-    }
+    let chosen = try options.intrinsics(intrinsics, recordedIn: "lowres_wide_intrinsics")
+    intrinsics = chosen.intrinsics
     var info = RecordingInfo(
       path: folder, format: .arkitscenes, intrinsics: intrinsics,
-      intrinsicsSource: options.intrinsicsOverride == nil ? "lowres_wide_intrinsics" : "--intrinsics",
+      intrinsicsSource: chosen.source,
       hasDepth: hasDepth, hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true,
       frameRate: Self.frameRate(frames.map(\.time)), frameCount: frames.count,
       groundTruthGravity: Self.gravity)

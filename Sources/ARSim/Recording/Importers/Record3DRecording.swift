@@ -102,13 +102,11 @@ public struct Record3DRecordingSource: FrameSource {
           + " the metadata has no 'dw'/'dh'")
     }
     var intrinsics = try m.colour.validated(source: metadataName)
-    if let override = options.intrinsicsOverride {
-      intrinsics = try override.resized(
-        width: intrinsics.width, height: intrinsics.height, source: "--intrinsics")
-    }
+    let chosen = try options.intrinsics(intrinsics, recordedIn: metadataName)
+    intrinsics = chosen.intrinsics
     var info = RecordingInfo(
       path: path, format: .record3d, intrinsics: intrinsics,
-      intrinsicsSource: options.intrinsicsOverride == nil ? metadataName : "--intrinsics", hasDepth: true,
+      intrinsicsSource: chosen.source, hasDepth: true,
       hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true, frameRate: m.fps,
       frameCount: present.count - gaps.count, groundTruthGravity: SIMD3(0, -1, 0))
     info.depthIntrinsics = intrinsics.scaled(toWidth: depthSize.width, height: depthSize.height)

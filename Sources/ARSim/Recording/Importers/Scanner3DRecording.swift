@@ -137,13 +137,11 @@ public struct Scanner3DRecordingSource: FrameSource {
         "no frame_NNNNN.jpg (colour): frames carry depth only; colour size taken as "
           + "\(intrinsics.width)x\(intrinsics.height)")
     }
-    if let override = options.intrinsicsOverride {
-      intrinsics = try override.resized(
-        width: intrinsics.width, height: intrinsics.height, source: "--intrinsics")
-    }
+    let chosen = try options.intrinsics(intrinsics, recordedIn: "frame_\(first.stem).json")
+    intrinsics = chosen.intrinsics
     var info = RecordingInfo(
       path: folder, format: .scanner3d, intrinsics: intrinsics,
-      intrinsicsSource: options.intrinsicsOverride == nil ? "frame_\(first.stem).json" : "--intrinsics",
+      intrinsicsSource: chosen.source,
       hasDepth: true, hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true, frameRate: nil,
       frameCount: numbered.count, groundTruthGravity: SIMD3(0, -1, 0))
     info.hasImages = colourFrames.count == numbered.count

@@ -83,10 +83,8 @@ public struct StrayScannerRecordingSource: FrameSource {
         "no rgb.mp4 (the colour video): frames carry depth only; colour size taken as \(intrinsics.width)x\(intrinsics.height)"
       )
     }
-    if let override = options.intrinsicsOverride {
-      intrinsics = try override.resized(
-        width: intrinsics.width, height: intrinsics.height, source: "--intrinsics")
-    }
+    let chosen = try options.intrinsics(intrinsics, recordedIn: "camera_matrix.csv")
+    intrinsics = chosen.intrinsics
     intrinsics = try intrinsics.validated(source: folder + "/camera_matrix.csv")
     let imuPath = folder + "/imu.csv"
     if FileManager.default.fileExists(atPath: imuPath) {
@@ -108,7 +106,7 @@ public struct StrayScannerRecordingSource: FrameSource {
     }
     var info = RecordingInfo(
       path: folder, format: .stray, intrinsics: intrinsics,
-      intrinsicsSource: options.intrinsicsOverride == nil ? "camera_matrix.csv" : "--intrinsics",
+      intrinsicsSource: chosen.source,
       hasDepth: true, hasAccelerometer: imu != nil, hasGyroscope: imu != nil, hasGroundTruth: true,
       frameRate: nil, frameCount: frameCount, groundTruthGravity: SIMD3(0, -1, 0))
     info.hasImages = video != nil
