@@ -229,6 +229,8 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// plane framed by a wall (its support extends beyond the window's on every side) within this
   /// distance.
   public var windowMaximumRecess: Double = 0.3
+  /// How a session with depth finds its planes (``DepthSurfaces``).
+  public var depthSurfaces = DepthSurfaces()
 
   /// The defaults.
   public init() {}
@@ -293,6 +295,7 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
     windowHeight = try value(.windowHeight, windowHeight)
     windowMaximumTop = try value(.windowMaximumTop, windowMaximumTop)
     windowMaximumRecess = try value(.windowMaximumRecess, windowMaximumRecess)
+    depthSurfaces = try value(.depthSurfaces, depthSurfaces)
   }
 }
 

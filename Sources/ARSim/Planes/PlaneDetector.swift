@@ -656,7 +656,7 @@ package final class PlaneDetector {
   }
 
   /// Whether two reports of one anchor show the same plane (so no update is due).
-  private static func isSame(_ a: ARPlaneAnchor, _ b: ARPlaneAnchor) -> Bool {
+  static func isSame(_ a: ARPlaneAnchor, _ b: ARPlaneAnchor) -> Bool {
     a.transform == b.transform && a.center == b.center && a.classification == b.classification
       && a.planeExtent.width == b.planeExtent.width && a.planeExtent.height == b.planeExtent.height
       && a.planeExtent.rotationOnYAxis == b.planeExtent.rotationOnYAxis

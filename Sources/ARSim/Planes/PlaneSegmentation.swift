@@ -463,4 +463,10 @@ enum PlaneCells {
   static func key(_ x: Int64, _ y: Int64) -> Int64 {
     (x &<< 32) | (y & 0xFFFF_FFFF)
   }
+
+  /// The cell `(x, y)` of a key (``key(_:_:)``'s inverse).
+  @inline(__always)
+  static func components(_ key: Int64) -> (Int64, Int64) {
+    (key >> 32, Int64(Int32(truncatingIfNeeded: key)))
+  }
 }

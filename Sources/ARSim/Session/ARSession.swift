@@ -68,7 +68,7 @@ public final class ARSession: @unchecked Sendable {
   /// The tracking stage (made at the first frame, for the recording's sensors).
   private(set) var tracker: CameraTracker?
   /// The plane detection stage (made at the first frame that detects planes).
-  private var planeDetector: PlaneDetector?
+  private var planeDetector: (any PlaneDetecting)?
   /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
   var book = AnchorBook()
   /// The plane anchors restored from the initial world map, which detected planes continue.
@@ -402,6 +402,11 @@ public final class ARSession: @unchecked Sendable {
         options.alignments = configuration.planeDetection
         // With a map, identifiers unlike those of the session that made it (whose planes it restores).
         let generation = runCount &+ (configuration.initialWorldMap?.identitySeed ?? 0)
+        // Tracking with depth: planes from the depth's planar surfaces. Monocular tracking keeps its
+        // own scale, which depth need not share, so its planes come from its feature points.
+        if info.hasDepth && options.depthSurfaces.enabled && configuration.tracking.mode(for: info) != .mono {
+          return SurfacePlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
+        }
         return PlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
       }()
     planeDetector = detector

@@ -10,7 +10,7 @@ enum WorldCorrectionStage {
   /// `detector`; returns the detected planes' updates.
   static func apply(
     _ correction: RigidTransform?, _ deformation: WorldDeformation?, book: inout AnchorBook,
-    detector: PlaneDetector?
+    detector: (any PlaneDetecting)?
   ) -> PlaneAnchorChanges {
     var changes = PlaneAnchorChanges()
     if let correction {

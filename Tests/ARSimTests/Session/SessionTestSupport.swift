@@ -87,9 +87,10 @@ struct TabletopSession {
 
   init(
     dropping dropped: Range<Int> = 0..<0, recorder: CallbackRecorder = CallbackRecorder(),
-    dataset: String = "tabletop"
+    dataset: String = "tabletop", planeOptions: PlaneDetectionOptions = PlaneDetectionOptions()
   ) throws {
     configuration.planeDetection = [.horizontal, .vertical]
+    configuration.planeDetectionOptions = planeOptions
     let source = try Recording.open(folder: Datasets.path(dataset))
     replay = ARReplay(session: session, source: DroppingSource(base: source, dropped: dropped))
     self.recorder = recorder
