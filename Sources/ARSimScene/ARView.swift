@@ -61,22 +61,63 @@ open class ARView {
   /// The recorded time of the previous frame, for animation steps.
   private var lastFrameTime: TimeInterval?
 
-  /// A view of `frame` (points) with a new session, in `cameraMode`, configuring the session itself
-  /// unless `automaticallyConfigureSession` is false.
-  public init(frame: CGRect, cameraMode: CameraMode = .ar, automaticallyConfigureSession: Bool = true) {
-    self.frame = frame
-    self.cameraMode = cameraMode
-    self.automaticallyConfigureSession = automaticallyConfigureSession
+  /// A view of `frameRect` (points) with a new session, showing the camera (`.ar`) and configuring the
+  /// session itself, as RealityKit's `init(frame:)`. Subclasses override it as in RealityKit:
+  /// `required init(frame frameRect: CGRect) { super.init(frame: frameRect) ... }`.
+  public required init(frame frameRect: CGRect) {
+    frame = frameRect
+    cameraMode = .ar
+    automaticallyConfigureSession = true
     session = ARSession()
     scene = Scene()
+    connect()
+  }
+
+  /// A view made from an interface file, as UIKit's `init?(coder:)`: ARSim has no interface files, so
+  /// the view has a zero frame and otherwise the defaults of ``init(frame:)``. Never nil.
+  public required init?(coder decoder: NSCoder) {
+    frame = .zero
+    cameraMode = .ar
+    automaticallyConfigureSession = true
+    session = ARSession()
+    scene = Scene()
+    connect()
+  }
+
+  /// Ties the scene and the session to the view (once, from the designated initialisers).
+  private func connect() {
     scene.view = self
     link = SessionLink(view: self)
     session.addObserver(link)
   }
 
-  /// A view of `frame` (points) with a new session, showing the camera.
-  public convenience init(frame: CGRect) {
-    self.init(frame: frame, cameraMode: .ar, automaticallyConfigureSession: true)
+  /// A view of `frameRect` (points) with a new session, in `cameraMode`, configuring the session itself
+  /// unless `automaticallyConfigureSession` is false, as RealityKit's
+  /// `init(frame:cameraMode:automaticallyConfigureSession:)`.
+  public convenience init(
+    frame frameRect: CGRect, cameraMode: CameraMode, automaticallyConfigureSession: Bool
+  ) {
+    self.init(frame: frameRect)
+    self.cameraMode = cameraMode
+    self.automaticallyConfigureSession = automaticallyConfigureSession
+  }
+
+  /// A view of `frameRect` (points) in `cameraMode`, configuring its session itself.
+  public convenience init(frame frameRect: CGRect, cameraMode: CameraMode) {
+    self.init(frame: frameRect, cameraMode: cameraMode, automaticallyConfigureSession: true)
+  }
+
+  /// The pose of the viewpoint in world space (metres), as RealityKit's `cameraTransform`: in `.ar`
+  /// mode the current frame's camera (`ARCamera.transform`: ARKit's camera frame, looking along its
+  /// −z); in `.nonAR` mode the scene's first active ``PerspectiveCamera``. The identity before the first
+  /// frame or without a virtual camera.
+  public var cameraTransform: Transform {
+    switch cameraMode {
+    case .ar:
+      return session.currentFrame.map { Transform(matrix: $0.camera.transform) } ?? .identity
+    case .nonAR:
+      return activeVirtualCamera().map { Transform(matrix: $0.transformMatrix(relativeTo: nil)) } ?? .identity
+    }
   }
 
   /// The app's delegate of the view's session: the same as `session.delegate` (kept for code written
@@ -147,7 +188,17 @@ open class ARView {
   fileprivate func frameDelivered(_ frame: ARFrame) {
     let delta = lastFrameTime.map { Swift.max(0, frame.timestamp - $0) } ?? 0
     lastFrameTime = frame.timestamp
+    let before = anchoredStates()
+    for entity in scene.anchoringEntities { followCamera(entity, frame.camera) }
+    publishAnchoringChanges(since: before)
     scene.advance(by: delta)
+  }
+
+  /// Moves a camera-anchored entity to `camera`'s pose (nothing for other targets).
+  private func followCamera(_ entity: any HasAnchoring, _ camera: ARCamera) {
+    guard case .camera = entity.anchoring.target else { return }
+    entity.anchoringState.isAttached = true
+    entity.setTransformMatrix(camera.transform, relativeTo: nil)
   }
 
   /// The mapping between the view's points and the captured image: the view's size and
@@ -229,7 +280,11 @@ open class ARView {
       for child in node.children { visit(child) }
     }
     visit(entity)
-    for anchoring in pending { resolve(anchoring, among: anchors) }
+    let camera = cameraMode == .ar ? session.currentFrame?.camera : nil
+    for anchoring in pending {
+      if let camera { followCamera(anchoring, camera) }
+      resolve(anchoring, among: anchors)
+    }
   }
 
   /// Fastens `entity` to the first of `anchors` its target matches, unless it already follows one
@@ -237,7 +292,10 @@ open class ARView {
   private func resolve(_ entity: any HasAnchoring, among anchors: [ARAnchor]) {
     let state = entity.anchoringState
     let target = entity.anchoring.target
-    if case .world = target { return }
+    switch target {
+    case .world, .camera: return
+    case .anchor, .plane: break
+    }
     if state.isAttached, let identifier = state.anchorIdentifier {
       if let anchor = anchors.first(where: { $0.identifier == identifier }) { follow(entity, anchor) }
       return
