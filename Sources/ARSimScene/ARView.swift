@@ -150,6 +150,73 @@ open class ARView {
     }
     /// The backdrop. Default the camera feed.
     public var background = Background.cameraFeed()
+    /// How the real world takes part in the scene. Default: no options.
+    public var sceneUnderstanding = SceneUnderstanding()
+
+    /// How the real world takes part in the scene (RealityKit's `ARView.Environment.SceneUnderstanding`).
+    public struct SceneUnderstanding: Sendable, Hashable {
+      /// The ways the real world takes part (RealityKit's `SceneUnderstanding.Options`).
+      public struct Options: OptionSet, Sendable, Hashable {
+        /// One bit per option.
+        public let rawValue: Int
+        /// The set of these bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Real surfaces hide virtual content behind them (accepted; nothing is drawn).
+        public static let occlusion = Options(rawValue: 1 << 0)
+        /// Real surfaces receive virtual shadows and light (accepted; nothing is drawn).
+        public static let receivesLighting = Options(rawValue: 1 << 1)
+        /// Physics bodies collide with the detected planes (each a slab under the plane's extent).
+        public static let physics = Options(rawValue: 1 << 2)
+        /// The detected planes are collision surfaces (for ARSim's physics, as ``physics``).
+        public static let collision = Options(rawValue: 1 << 3)
+        /// RealityKit's default: nothing.
+        public static let `default`: Options = []
+      }
+      /// The options. Default none.
+      public var options: Options = .default
+      /// No options.
+      public init() {}
+    }
+  }
+
+  /// Rendering features to turn off (RealityKit's `ARView.RenderOptions`): state the app sets and reads;
+  /// ARSim renders nothing.
+  public struct RenderOptions: OptionSet, Sendable, Hashable {
+    /// One bit per option.
+    public let rawValue: Int
+    /// The set of these bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// No motion blur.
+    public static let disableMotionBlur = RenderOptions(rawValue: 1 << 0)
+    /// No depth of field.
+    public static let disableDepthOfField = RenderOptions(rawValue: 1 << 1)
+    /// No camera grain.
+    public static let disableCameraGrain = RenderOptions(rawValue: 1 << 2)
+    /// No high dynamic range.
+    public static let disableHDR = RenderOptions(rawValue: 1 << 3)
+    /// No face mesh occlusion.
+    public static let disableFaceMesh = RenderOptions(rawValue: 1 << 4)
+    /// No grounding shadows.
+    public static let disableGroundingShadows = RenderOptions(rawValue: 1 << 5)
+    /// No people occlusion.
+    public static let disablePersonOcclusion = RenderOptions(rawValue: 1 << 6)
+    /// No lighting from the camera image.
+    public static let disableAREnvironmentLighting = RenderOptions(rawValue: 1 << 7)
+    /// No anti-aliasing.
+    public static let disableAntialiasing = RenderOptions(rawValue: 1 << 8)
+  }
+
+  /// Rendering features turned off. Default none.
+  public var renderOptions: RenderOptions = []
+
+  /// The detected planes physics bodies collide with: the current frame's plane anchors when
+  /// ``Environment/SceneUnderstanding/Options/physics`` or `.collision` is on, none otherwise.
+  var physicsPlanes: [ARPlaneAnchor] {
+    let options = environment.sceneUnderstanding.options
+    guard !options.isDisjoint(with: [.physics, .collision]), let frame = session.currentFrame else {
+      return []
+    }
+    return frame.anchors.compactMap { $0 as? ARPlaneAnchor }
   }
 
   /// Debug drawings (RealityKit's `ARView.DebugOptions`).

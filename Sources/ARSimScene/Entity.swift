@@ -59,6 +59,9 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// Target resolution state of anchoring entities (``AnchorEntity``); see ``isAnchored``.
   var anchoringState = AnchoringState()
 
+  /// Forces and torques added since the last physics step (``HasPhysicsBody/addForce(_:relativeTo:)``).
+  var physicsAccumulator = PhysicsAccumulator()
+
   /// A new entity: no name, identity transform, no parent, no children.
   public required init() {}
 

@@ -49,9 +49,9 @@ public struct BoundingBox: Sendable, Hashable {
 }
 
 /// An entity with a look and a shape, as RealityKit's `ModelEntity`: its ``model`` (a mesh and
-/// materials) gives its ``bounds`` and visual bounds, its ``collision`` shapes make it hittable. ARSim
-/// draws nothing.
-open class ModelEntity: Entity, HasModel, HasCollision {
+/// materials) gives its ``bounds`` and visual bounds, its ``collision`` shapes make it hittable, and
+/// with a ``physicsBody`` it is simulated (see ``HasPhysicsBody``). ARSim draws nothing.
+open class ModelEntity: Entity, HasModel, HasPhysics {
   /// A model with no name, no mesh and no collision shapes.
   public required init() {}
 
