@@ -76,4 +76,24 @@ import Testing
     simple.baseColor = .texture(texture)
     #expect(simple.color.tint == .blue && simple.color.texture?.resource === texture)
   }
+
+  @Test func perFaceMaterialsFollowTheirFacesIntoTriangles() throws {
+    var descriptor = MeshDescriptor(name: "wedge")
+    descriptor.positions = [[0, 0, 0], [1, 0, 0], [1, 1, 0], [0, 1, 0], [0, 0, 1]]
+    descriptor.primitives = .polygons([4, 3], [0, 1, 2, 3, 0, 4, 1])
+    descriptor.materials = .perFace([2, 1])
+    let mesh = try MeshResource.generate(from: [descriptor])
+    #expect(
+      mesh.triangleCount == 3 && mesh.triangleMaterials == [2, 2, 1], "the quad's two triangles keep its 2")
+    var plain = MeshDescriptor()
+    plain.positions = [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+    plain.primitives = .triangles([0, 1, 2])
+    #expect(try MeshResource.generate(from: [plain, descriptor]).triangleMaterials == [0, 2, 2, 1])
+    descriptor.materials = .perFace([0, 1, 2])
+    #expect {
+      try MeshResource.generate(from: [descriptor])
+    } throws: { error in
+      "\(error)".contains("'wedge'") && "\(error)".contains("3 per-face material indices for 2 faces")
+    }
+  }
 }
