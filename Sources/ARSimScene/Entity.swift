@@ -59,6 +59,9 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// Target resolution state of anchoring entities (``AnchorEntity``); see ``isAnchored``.
   var anchoringState = AnchoringState()
 
+  /// The audio clips playing (``playAudio(_:)``).
+  var audioPlaybacks: [AudioPlaybackController] = []
+
   /// Forces and torques added since the last physics step (``HasPhysicsBody/addForce(_:relativeTo:)``).
   var physicsAccumulator = PhysicsAccumulator()
 

@@ -100,17 +100,23 @@ public final class Scene: EventSource {
   }
 
   /// Advances every animation of the scene's entities by `deltaTime` seconds of the recording clock,
-  /// reports the completed ones, runs the physics steps that time holds (publishing ``CollisionEvents``),
+  /// and audio clips, reports the completed ones, runs the physics steps that time holds (publishing ``CollisionEvents``),
   /// then publishes ``SceneEvents/Update``.
   func advance(by deltaTime: TimeInterval) {
     var completed: [AnimationPlaybackController] = []
+    var clips: [AudioPlaybackController] = []
     func visit(_ entity: Entity) {
       completed += entity.advancePlaybacks(by: deltaTime)
+      clips += entity.advanceAudio(by: deltaTime)
       for child in entity.children { visit(child) }
     }
     for root in roots { visit(root) }
     for controller in completed {
       publish(AnimationEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
+    }
+    for controller in clips {
+      controller.completionHandler?()
+      publish(AudioEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
     }
     physics.advance(self, by: deltaTime, planes: view?.physicsPlanes ?? [])
     publish(SceneEvents.Update(scene: self, deltaTime: deltaTime), from: self)
