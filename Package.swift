@@ -95,6 +95,12 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg-dev"])]
     ),
+    // FreeType (`libfreetype-dev`) gives ARSimScene's text meshes their glyph outlines.
+    .systemLibrary(
+      name: "CFreeType",
+      pkgConfig: "freetype2",
+      providers: [.apt(["libfreetype-dev"])]
+    ),
     .target(
       name: "CVision",
       dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG"],
@@ -104,7 +110,7 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine + simdShim),
+    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets", "CFreeType"] + combine + simdShim),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
     .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
