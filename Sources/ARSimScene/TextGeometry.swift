@@ -54,7 +54,7 @@ final class GlyphFace {
     if let known = outlines[character] { return known }
     var contours: [[SIMD2<Float>]] = []
     if load(character), let glyph = face?.pointee.glyph, glyph.pointee.format == FT_GLYPH_FORMAT_OUTLINE {
-      let collector = ContourCollector(step: unitsPerEm / 64)
+      let collector = ContourCollector()
       var funcs = FT_Outline_Funcs(
         move_to: { to, user in
           ContourCollector.from(user).move(to!.pointee)
@@ -90,8 +90,6 @@ private final class ContourCollector {
   private var current: [SIMD2<Float>] = []
   /// Segments per curve.
   private let segments = 8
-
-  init(step: Float) {}
 
   static func from(_ user: UnsafeMutableRawPointer?) -> ContourCollector {
     Unmanaged<ContourCollector>.fromOpaque(user!).takeUnretainedValue()
