@@ -62,15 +62,15 @@ open class ModelEntity: Entity, HasModel, HasPhysics {
   }
 
   /// A model of `mesh` and `materials` that hit tests find through `collisionShape`. `mass` (kg) is
-  /// accepted; ARSim has no physics.
+  /// accepted but makes no physics body: set ``physicsBody`` for the model to be simulated.
   public convenience init(
     mesh: MeshResource, materials: [any Material] = [], collisionShape: ShapeResource, mass: Float
   ) {
     self.init(mesh: mesh, materials: materials, collisionShapes: [collisionShape], mass: mass)
   }
 
-  /// A model of `mesh` and `materials` with `collisionShapes`. `mass` (kg) is accepted; ARSim has no
-  /// physics.
+  /// A model of `mesh` and `materials` with `collisionShapes`. `mass` (kg) is accepted but makes no
+  /// physics body: set ``physicsBody`` for the model to be simulated.
   public init(
     mesh: MeshResource, materials: [any Material] = [], collisionShapes: [ShapeResource], mass: Float = 0
   ) {
