@@ -29,6 +29,14 @@ struct WorldShape {
     }
   }
 
+  /// The radius of a sphere around ``center`` holding the shape.
+  var boundingRadius: Float {
+    switch kind {
+    case .box(_, _, let half): simd_length(half)
+    case .sphere(_, let radius): radius
+    }
+  }
+
   /// The box's eight corners.
   static func corners(_ c: SIMD3<Float>, _ axes: simd_float3x3, _ half: SIMD3<Float>) -> [SIMD3<Float>] {
     (0..<8).map { i in
@@ -49,6 +57,9 @@ struct ShapeContact {
 enum Collide {
   /// The contact of `a` and `b`, or nil when they do not overlap.
   static func contact(_ a: WorldShape, _ b: WorldShape) -> ShapeContact? {
+    // Shapes whose bounding spheres are apart cannot touch.
+    let reach = a.boundingRadius + b.boundingRadius
+    guard simd_length_squared(b.center - a.center) <= reach * reach else { return nil }
     switch (a.kind, b.kind) {
     case (.sphere(let ca, let ra), .sphere(let cb, let rb)):
       let d = cb - ca
@@ -157,6 +168,8 @@ final class PhysicsWorld {
   var pending: Double = 0
   /// The touching pairs after the last frame, with their entities.
   var touching: [PairKey: (Entity, Entity)] = [:]
+  /// The entities standing for detected planes, by plane identifier (kept while the plane is).
+  private var planeEntities: [UUID: SceneUnderstandingEntity] = [:]
 
   struct PairKey: Hashable {
     let a: ObjectIdentifier
@@ -253,7 +266,10 @@ final class PhysicsWorld {
       for child in entity.children { visit(child) }
     }
     for anchor in scene.anchors { visit(anchor) }
+    var seen: [UUID: SceneUnderstandingEntity] = [:]
     for plane in planes where plane.planeExtent.width > 0 && plane.planeExtent.height > 0 {
+      let entity = planeEntities[plane.identifier] ?? SceneUnderstandingEntity(plane: plane)
+      seen[plane.identifier] = entity
       let t = Self.planeHalfThickness
       let turn = simd_quatf(angle: plane.planeExtent.rotationOnYAxis, axis: SIMD3(0, 1, 0))
       let local = Transform(rotation: turn, translation: plane.center - SIMD3(0, t, 0))
@@ -266,9 +282,12 @@ final class PhysicsWorld {
         kind: .box(
           center: SIMD3(world.columns.3.x, world.columns.3.y, world.columns.3.z), axes: axes,
           half: SIMD3(plane.planeExtent.width / 2, t, plane.planeExtent.height / 2)))
+      entity.setTransformMatrix(world, relativeTo: nil)
       colliders.append(
-        Collider(entity: nil, shapes: [], filter: .default, isTrigger: false, body: nil, fixedShapes: [slab]))
+        Collider(
+          entity: entity, shapes: [], filter: .default, isTrigger: false, body: nil, fixedShapes: [slab]))
     }
+    planeEntities = seen
     return (colliders, bodies)
   }
 
@@ -493,6 +512,7 @@ final class PhysicsWorld {
     for i in entityColliders.indices {
       for j in entityColliders.indices where j > i {
         guard let a = entityColliders[i].entity, let b = entityColliders[j].entity,
+          !(a is SceneUnderstandingEntity && b is SceneUnderstandingEntity),
           Self.agree(entityColliders[i].filter, entityColliders[j].filter)
         else { continue }
         let key = PairKey(a: ObjectIdentifier(a), b: ObjectIdentifier(b))

@@ -96,6 +96,12 @@ private struct Replay {
   @Test func aBoxDroppedOnADetectedTableComesToRestOnIt() throws {
     let run = try Replay()
     run.view.environment.sceneUnderstanding.options = [.physics, .occlusion]
+    var realWorldHits: [SceneUnderstandingComponent.EntityType?] = []
+    let token = run.view.scene.subscribe(to: CollisionEvents.Began.self) { event in
+      for case let real as any HasSceneUnderstanding in [event.entityA, event.entityB] {
+        realWorldHits.append(real.sceneUnderstanding.entityType)
+      }
+    }
     var found: ARPlaneAnchor?
     try run.run(until: 10) {
       if found == nil,
@@ -121,6 +127,9 @@ private struct Replay {
     let bottom = parcel.position(relativeTo: nil).y - 0.05
     #expect(abs(bottom - height) < 0.01, "the parcel's bottom at \(bottom) m, the table at \(height) m")
     #expect(simd_length(parcel.physicsMotion?.linearVelocity ?? SIMD3(repeating: 1)) < 0.01)
+    #expect(
+      !realWorldHits.isEmpty && realWorldHits.allSatisfy { $0 == .meshChunk }, "the plane is real world")
+    _ = token
   }
 
   @Test func kinematicBodiesMoveByTheirVelocityAndImpulsesAndForcesAct() throws {
