@@ -37,6 +37,26 @@ import PackageDescription
   let combine: [Target.Dependency] = []
 #endif
 
+// simd and os: Apple's modules of those names, which Linux lacks, declared the same way and for the same
+// reason as Combine (Linux only, so nothing shadows Apple's modules). `simd` re-exports ARSimMath and
+// adds the names it lacks; ARSimScene re-exports `simd`, as RealityKit does. `os` is Apple's logging.
+#if os(Linux)
+  let shimTargets: [Target] = [
+    .target(name: "simd", dependencies: ["ARSimMath"]),
+    .target(name: "os"),
+  ]
+  let shimProducts: [Product] = [
+    .library(name: "simd", targets: ["simd"]), .library(name: "os", targets: ["os"]),
+  ]
+  let simdShim: [Target.Dependency] = [.target(name: "simd", condition: .when(platforms: [.linux]))]
+  let osShim: [Target.Dependency] = [.target(name: "os", condition: .when(platforms: [.linux]))]
+#else
+  let shimTargets: [Target] = []
+  let shimProducts: [Product] = []
+  let simdShim: [Target.Dependency] = []
+  let osShim: [Target.Dependency] = []
+#endif
+
 let package = Package(
   name: "ARSim",
   products: [
@@ -48,7 +68,7 @@ let package = Package(
     .library(name: "ARSimAssets", targets: ["ARSimAssets"]),
     .library(name: "ARSimRun", targets: ["ARSimRun"]),
     .executable(name: "arsim", targets: ["arsim"]),
-  ] + combineProducts,
+  ] + combineProducts + shimProducts,
   targets: [
     .systemLibrary(
       name: "COpenCV",
@@ -75,6 +95,12 @@ let package = Package(
       pkgConfig: "libjpeg",
       providers: [.apt(["libjpeg-dev"])]
     ),
+    // FreeType (`libfreetype-dev`) gives ARSimScene's text meshes their glyph outlines.
+    .systemLibrary(
+      name: "CFreeType",
+      pkgConfig: "freetype2",
+      providers: [.apt(["libfreetype-dev"])]
+    ),
     .target(
       name: "CVision",
       dependencies: ["COpenCV", "CEigen", "CDeflate", "CJPEG"],
@@ -84,7 +110,7 @@ let package = Package(
     .target(name: "ARSimMath"),
     .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets"] + combine),
+    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets", "CFreeType"] + combine + simdShim),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
     .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
@@ -105,9 +131,9 @@ let package = Package(
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests",
-      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine,
+      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine + simdShim + osShim,
       resources: [.process("Loading/Models")]),
-  ] + combineTargets,
+  ] + combineTargets + shimTargets,
   swiftLanguageModes: [.v6],
   cxxLanguageStandard: .cxx17
 )

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Installs what ARSim needs on a Debian machine that has the Swift toolchain:
-# OpenCV, Eigen, libzip, libdeflate, libjpeg-turbo, OpenEXR and FFmpeg's libraries from Debian, found through
+# OpenCV, Eigen, libzip, libdeflate, libjpeg-turbo, OpenEXR, FFmpeg's libraries and FreeType (with the
+# DejaVu fonts text meshes use) from Debian, found through
 # pkg-config, and arsim-opencv4.pc (below). Idempotent; run as root (or with sudo available).
 set -euo pipefail
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists opencv4 eigen3 libzip libdeflate libjpeg OpenEXR libavformat libavcodec libswscale libavutil; then
-  echo "setup: installing libopencv-dev libeigen3-dev libzip-dev libdeflate-dev libjpeg-dev libopenexr-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config (apt)" >&2
+if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists opencv4 eigen3 libzip libdeflate libjpeg OpenEXR libavformat libavcodec libswscale libavutil freetype2; then
+  echo "setup: installing libopencv-dev libeigen3-dev libzip-dev libdeflate-dev libjpeg-dev libopenexr-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libfreetype-dev fonts-dejavu-core pkg-config (apt)" >&2
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends libopencv-dev libeigen3-dev libzip-dev libdeflate-dev libjpeg-dev libopenexr-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev pkg-config >/dev/null
-  pkg-config --exists opencv4 eigen3 libzip libdeflate libjpeg OpenEXR libavformat libavcodec libswscale libavutil
+  $SUDO apt-get install -y -qq --no-install-recommends libopencv-dev libeigen3-dev libzip-dev libdeflate-dev libjpeg-dev libopenexr-dev libavformat-dev libavcodec-dev libswscale-dev libavutil-dev libfreetype-dev fonts-dejavu-core pkg-config >/dev/null
+  pkg-config --exists opencv4 eigen3 libzip libdeflate libjpeg OpenEXR libavformat libavcodec libswscale libavutil freetype2
 fi
 
 # arsim-opencv4: opencv4's include path with only the OpenCV modules CVision links (the COpenCV target's

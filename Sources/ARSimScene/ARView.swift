@@ -61,22 +61,63 @@ open class ARView {
   /// The recorded time of the previous frame, for animation steps.
   private var lastFrameTime: TimeInterval?
 
-  /// A view of `frame` (points) with a new session, in `cameraMode`, configuring the session itself
-  /// unless `automaticallyConfigureSession` is false.
-  public init(frame: CGRect, cameraMode: CameraMode = .ar, automaticallyConfigureSession: Bool = true) {
-    self.frame = frame
-    self.cameraMode = cameraMode
-    self.automaticallyConfigureSession = automaticallyConfigureSession
+  /// A view of `frameRect` (points) with a new session, showing the camera (`.ar`) and configuring the
+  /// session itself, as RealityKit's `init(frame:)`. Subclasses override it as in RealityKit:
+  /// `required init(frame frameRect: CGRect) { super.init(frame: frameRect) ... }`.
+  public required init(frame frameRect: CGRect) {
+    frame = frameRect
+    cameraMode = .ar
+    automaticallyConfigureSession = true
     session = ARSession()
     scene = Scene()
+    connect()
+  }
+
+  /// A view made from an interface file, as UIKit's `init?(coder:)`: ARSim has no interface files, so
+  /// the view has a zero frame and otherwise the defaults of ``init(frame:)``. Never nil.
+  public required init?(coder decoder: NSCoder) {
+    frame = .zero
+    cameraMode = .ar
+    automaticallyConfigureSession = true
+    session = ARSession()
+    scene = Scene()
+    connect()
+  }
+
+  /// Ties the scene and the session to the view (once, from the designated initialisers).
+  private func connect() {
     scene.view = self
     link = SessionLink(view: self)
     session.addObserver(link)
   }
 
-  /// A view of `frame` (points) with a new session, showing the camera.
-  public convenience init(frame: CGRect) {
-    self.init(frame: frame, cameraMode: .ar, automaticallyConfigureSession: true)
+  /// A view of `frameRect` (points) with a new session, in `cameraMode`, configuring the session itself
+  /// unless `automaticallyConfigureSession` is false, as RealityKit's
+  /// `init(frame:cameraMode:automaticallyConfigureSession:)`.
+  public convenience init(
+    frame frameRect: CGRect, cameraMode: CameraMode, automaticallyConfigureSession: Bool
+  ) {
+    self.init(frame: frameRect)
+    self.cameraMode = cameraMode
+    self.automaticallyConfigureSession = automaticallyConfigureSession
+  }
+
+  /// A view of `frameRect` (points) in `cameraMode`, configuring its session itself.
+  public convenience init(frame frameRect: CGRect, cameraMode: CameraMode) {
+    self.init(frame: frameRect, cameraMode: cameraMode, automaticallyConfigureSession: true)
+  }
+
+  /// The pose of the viewpoint in world space (metres), as RealityKit's `cameraTransform`: in `.ar`
+  /// mode the current frame's camera (`ARCamera.transform`: ARKit's camera frame, looking along its
+  /// −z); in `.nonAR` mode the scene's first active ``PerspectiveCamera``. The identity before the first
+  /// frame or without a virtual camera.
+  public var cameraTransform: Transform {
+    switch cameraMode {
+    case .ar:
+      return session.currentFrame.map { Transform(matrix: $0.camera.transform) } ?? .identity
+    case .nonAR:
+      return activeVirtualCamera().map { Transform(matrix: $0.transformMatrix(relativeTo: nil)) } ?? .identity
+    }
   }
 
   /// The app's delegate of the view's session: the same as `session.delegate` (kept for code written
@@ -109,6 +150,73 @@ open class ARView {
     }
     /// The backdrop. Default the camera feed.
     public var background = Background.cameraFeed()
+    /// How the real world takes part in the scene. Default: no options.
+    public var sceneUnderstanding = SceneUnderstanding()
+
+    /// How the real world takes part in the scene (RealityKit's `ARView.Environment.SceneUnderstanding`).
+    public struct SceneUnderstanding: Sendable, Hashable {
+      /// The ways the real world takes part (RealityKit's `SceneUnderstanding.Options`).
+      public struct Options: OptionSet, Sendable, Hashable {
+        /// One bit per option.
+        public let rawValue: Int
+        /// The set of these bits.
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// Real surfaces hide virtual content behind them (accepted; nothing is drawn).
+        public static let occlusion = Options(rawValue: 1 << 0)
+        /// Real surfaces receive virtual shadows and light (accepted; nothing is drawn).
+        public static let receivesLighting = Options(rawValue: 1 << 1)
+        /// Physics bodies collide with the detected planes (each a slab under the plane's extent).
+        public static let physics = Options(rawValue: 1 << 2)
+        /// The detected planes are collision surfaces (for ARSim's physics, as ``physics``).
+        public static let collision = Options(rawValue: 1 << 3)
+        /// RealityKit's default: nothing.
+        public static let `default`: Options = []
+      }
+      /// The options. Default none.
+      public var options: Options = .default
+      /// No options.
+      public init() {}
+    }
+  }
+
+  /// Rendering features to turn off (RealityKit's `ARView.RenderOptions`): state the app sets and reads;
+  /// ARSim renders nothing.
+  public struct RenderOptions: OptionSet, Sendable, Hashable {
+    /// One bit per option.
+    public let rawValue: Int
+    /// The set of these bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// No motion blur.
+    public static let disableMotionBlur = RenderOptions(rawValue: 1 << 0)
+    /// No depth of field.
+    public static let disableDepthOfField = RenderOptions(rawValue: 1 << 1)
+    /// No camera grain.
+    public static let disableCameraGrain = RenderOptions(rawValue: 1 << 2)
+    /// No high dynamic range.
+    public static let disableHDR = RenderOptions(rawValue: 1 << 3)
+    /// No face mesh occlusion.
+    public static let disableFaceMesh = RenderOptions(rawValue: 1 << 4)
+    /// No grounding shadows.
+    public static let disableGroundingShadows = RenderOptions(rawValue: 1 << 5)
+    /// No people occlusion.
+    public static let disablePersonOcclusion = RenderOptions(rawValue: 1 << 6)
+    /// No lighting from the camera image.
+    public static let disableAREnvironmentLighting = RenderOptions(rawValue: 1 << 7)
+    /// No anti-aliasing.
+    public static let disableAntialiasing = RenderOptions(rawValue: 1 << 8)
+  }
+
+  /// Rendering features turned off. Default none.
+  public var renderOptions: RenderOptions = []
+
+  /// The detected planes physics bodies collide with: the current frame's plane anchors when
+  /// ``Environment/SceneUnderstanding/Options/physics`` or `.collision` is on, none otherwise.
+  var physicsPlanes: [ARPlaneAnchor] {
+    let options = environment.sceneUnderstanding.options
+    guard !options.isDisjoint(with: [.physics, .collision]), let frame = session.currentFrame else {
+      return []
+    }
+    return frame.anchors.compactMap { $0 as? ARPlaneAnchor }
   }
 
   /// Debug drawings (RealityKit's `ARView.DebugOptions`).
@@ -147,7 +255,17 @@ open class ARView {
   fileprivate func frameDelivered(_ frame: ARFrame) {
     let delta = lastFrameTime.map { Swift.max(0, frame.timestamp - $0) } ?? 0
     lastFrameTime = frame.timestamp
+    let before = anchoredStates()
+    for entity in scene.anchoringEntities { followCamera(entity, frame.camera) }
+    publishAnchoringChanges(since: before)
     scene.advance(by: delta)
+  }
+
+  /// Moves a camera-anchored entity to `camera`'s pose (nothing for other targets).
+  private func followCamera(_ entity: any HasAnchoring, _ camera: ARCamera) {
+    guard case .camera = entity.anchoring.target else { return }
+    entity.anchoringState.isAttached = true
+    entity.setTransformMatrix(camera.transform, relativeTo: nil)
   }
 
   /// The mapping between the view's points and the captured image: the view's size and
@@ -229,7 +347,11 @@ open class ARView {
       for child in node.children { visit(child) }
     }
     visit(entity)
-    for anchoring in pending { resolve(anchoring, among: anchors) }
+    let camera = cameraMode == .ar ? session.currentFrame?.camera : nil
+    for anchoring in pending {
+      if let camera { followCamera(anchoring, camera) }
+      resolve(anchoring, among: anchors)
+    }
   }
 
   /// Fastens `entity` to the first of `anchors` its target matches, unless it already follows one
@@ -237,7 +359,10 @@ open class ARView {
   private func resolve(_ entity: any HasAnchoring, among anchors: [ARAnchor]) {
     let state = entity.anchoringState
     let target = entity.anchoring.target
-    if case .world = target { return }
+    switch target {
+    case .world, .camera: return
+    case .anchor, .plane: break
+    }
     if state.isAttached, let identifier = state.anchorIdentifier {
       if let anchor = anchors.first(where: { $0.identifier == identifier }) { follow(entity, anchor) }
       return

@@ -9,6 +9,7 @@ import Foundation
 /// - `.anchor(identifier:)`: at the ARAnchor's `transform` (times the offset of
 ///   ``init(raycastResult:)``), following the anchor's updates; it leaves the scene when the session
 ///   removes the anchor.
+/// - `.camera`: at the camera's pose in each frame (see ``AnchoringComponent/Target/camera``).
 /// - `.plane(...)`: unanchored until a matching ``ARPlaneAnchor`` is known — already in the session when
 ///   the entity is added to the scene, or added or updated later (the first matching one in the
 ///   session's order) — and then at that plane anchor's origin, `ARPlaneAnchor.transform`: the centre of
@@ -20,29 +21,16 @@ import Foundation
 /// Apply `setPosition(_:relativeTo: nil)` and friends to the content under an anchor entity, not to the
 /// anchor entity, whose pose the view owns.
 open class AnchorEntity: Entity, HasAnchoring {
-  /// What the entity is fastened to. Changing it makes the entity look for the new target (a world
-  /// target is applied at once; in a view's scene, other targets are looked up among the session's
-  /// anchors at once and in later callbacks).
-  public var anchoring: AnchoringComponent {
-    didSet { targetChanged() }
-  }
-
-  /// The identifier of the ARAnchor the entity follows: the target's for `.anchor(identifier:)`, the
-  /// plane's once a `.plane` target was found, nil for a world target or a plane not yet found.
-  public var anchorIdentifier: UUID? { anchoringState.anchorIdentifier }
-
   /// An anchor entity at the world origin (a world target with the identity transform).
   public required init() {
-    anchoring = AnchoringComponent(.world(transform: .identity))
     super.init()
-    targetChanged()
+    anchoring = AnchoringComponent(.world(transform: .identity))
   }
 
   /// An anchor entity with `target`.
   public init(_ target: AnchoringComponent.Target) {
-    anchoring = AnchoringComponent(target)
     super.init()
-    targetChanged()
+    anchoring = AnchoringComponent(target)
   }
 
   /// An anchor entity fixed at `position` in world space (metres), unrotated.
@@ -92,34 +80,6 @@ open class AnchorEntity: Entity, HasAnchoring {
     if case .anchor = anchoring.target, source.anchoringState.isAttached {
       anchoringState = source.anchoringState
     }
-  }
-
-  /// Resets the target state after ``anchoring`` changed.
-  private func targetChanged() {
-    anchoringState = AnchoringState()
-    switch anchoring.target {
-    case .world(let transform):
-      anchoringState.isAttached = true
-      setTransformMatrix(transform, relativeTo: nil)
-    case .anchor(let identifier):
-      anchoringState.anchorIdentifier = identifier
-    case .plane:
-      break
-    }
-    scene?.view?.resolve(self)
-  }
-
-  /// Fastens the entity to `anchor` with the entity's pose `anchorFromEntity` in the anchor's space.
-  func attach(to anchor: ARAnchor, anchorFromEntity: simd_float4x4) {
-    anchoringState.isAttached = true
-    anchoringState.anchorIdentifier = anchor.identifier
-    anchoringState.anchorFromEntity = anchorFromEntity
-    follow(anchor)
-  }
-
-  /// Moves the entity to `anchor`'s current transform (times the offset).
-  func follow(_ anchor: ARAnchor) {
-    setTransformMatrix(anchor.transform * anchoringState.anchorFromEntity, relativeTo: nil)
   }
 
   /// The class, target, followed anchor and world position.

@@ -92,11 +92,11 @@ public struct CollisionFilter: Sendable, Hashable {
 /// The shapes that make an entity hittable (RealityKit's `CollisionComponent`), in the entity's own
 /// space: ``ARView/hitTest(_:query:mask:)``, ``ARView/entity(at:)`` and gestures find entities by them.
 public struct CollisionComponent: Component {
-  /// How the shapes take part in the physics RealityKit would run (ARSim has no physics; kept).
+  /// How the shapes take part in physics.
   public enum Mode: Sendable, Hashable {
-    /// Colliding.
+    /// Solid: physics bodies collide with the shapes.
     case `default`
-    /// Reporting overlaps only.
+    /// Reporting overlaps only (``CollisionEvents``); nothing collides with it.
     case trigger
   }
 
@@ -158,6 +158,24 @@ public final class ShapeResource: Sendable {
     let offset = Transform(rotation: rotation, translation: translation)
     return ShapeResource(
       kind: kind, entityFromShape: Transform(matrix: offset.matrix * entityFromShape.matrix))
+  }
+
+  /// The shape's volume, cubic metres.
+  var volume: Float {
+    switch kind {
+    case .box(let half): 8 * half.x * half.y * half.z
+    case .sphere(let radius): 4 / 3 * .pi * radius * radius * radius
+    }
+  }
+
+  /// The principal moments of inertia of the solid shape per kilogram, about its centre (kg·m² / kg).
+  var unitInertia: SIMD3<Float> {
+    switch kind {
+    case .box(let h):
+      return SIMD3(h.y * h.y + h.z * h.z, h.x * h.x + h.z * h.z, h.x * h.x + h.y * h.y) / 3
+    case .sphere(let radius):
+      return SIMD3(repeating: 0.4 * radius * radius)
+    }
   }
 
   /// The shape's box in its entity's space.

@@ -59,6 +59,12 @@ open class Entity: Identifiable, CustomStringConvertible {
   /// Target resolution state of anchoring entities (``AnchorEntity``); see ``isAnchored``.
   var anchoringState = AnchoringState()
 
+  /// The audio clips playing (``playAudio(_:)``).
+  var audioPlaybacks: [AudioPlaybackController] = []
+
+  /// Forces and torques added since the last physics step (``HasPhysicsBody/addForce(_:relativeTo:)``).
+  var physicsAccumulator = PhysicsAccumulator()
+
   /// A new entity: no name, identity transform, no parent, no children.
   public required init() {}
 
@@ -181,10 +187,12 @@ open class Entity: Identifiable, CustomStringConvertible {
 
   /// Whether the entity is anchored in the real world: its ``anchor`` belongs to a scene and has found
   /// its target (always for a world target; for an ARAnchor target once its transform is known; for a
-  /// plane target once a matching plane was detected).
+  /// plane target once a matching plane was detected; for a camera target once a frame arrived; for an
+  /// app's `HasAnchoring` entity without an ``AnchoringComponent``, always).
   public var isAnchored: Bool {
     guard let anchor: Entity = anchor else { return false }
-    return anchor.anchoringState.isAttached && anchor.scene != nil
+    let attached = anchor.anchoringState.isAttached || anchor.components[AnchoringComponent.self] == nil
+    return attached && anchor.scene != nil
   }
 
   /// The first entity named `name` in a depth-first search of this entity and its descendants

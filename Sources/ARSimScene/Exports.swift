@@ -1,3 +1,8 @@
 // ARSimScene's API is used together with ARSim's (sessions, anchors, raycasts), as RealityKit's is with
 // ARKit's; importing ARSimScene brings both.
 @_exported import ARSim
+
+// RealityKit re-exports simd: code that imports only RealityKit uses `simd_int3`, `matrix_multiply`, ...
+#if os(Linux)
+  @_exported import simd
+#endif

@@ -38,6 +38,30 @@ extension ARView {
     gestureRecognizers += made
     return made
   }
+
+  /// Attaches `gestureRecognizer` to this view (UIKit's `addGestureRecognizer(_:)`): it recognises
+  /// touches in this view, taken from the view it was on. Adding it twice keeps one.
+  public func addGestureRecognizer(_ gestureRecognizer: EntityGestureRecognizer) {
+    if let previous = gestureRecognizer.view, previous !== self {
+      previous.removeGestureRecognizer(gestureRecognizer)
+    }
+    gestureRecognizer.view = self
+    if !gestureRecognizers.contains(where: { $0 === gestureRecognizer }) {
+      gestureRecognizers.append(gestureRecognizer)
+    }
+  }
+
+  /// Detaches `gestureRecognizer` from this view (UIKit's `removeGestureRecognizer(_:)`): it leaves
+  /// ``gestureRecognizers`` and recognises no more touches (its `view` becomes nil). A recognizer of
+  /// another view is left alone.
+  public func removeGestureRecognizer(_ gestureRecognizer: EntityGestureRecognizer) {
+    guard gestureRecognizer.view === self || gestureRecognizers.contains(where: { $0 === gestureRecognizer })
+    else {
+      return
+    }
+    gestureRecognizers.removeAll { $0 === gestureRecognizer }
+    gestureRecognizer.view = nil
+  }
 }
 
 /// A recognizer of touches that manipulate an entity (RealityKit's `EntityGestureRecognizer`), driven
@@ -64,7 +88,7 @@ open class EntityGestureRecognizer {
   /// The entity the gestures manipulate.
   public weak var entity: (any HasCollision)?
   /// The view whose touches drive the recognizer.
-  public private(set) weak var view: ARView?
+  public internal(set) weak var view: ARView?
   /// The state after the last touch.
   public internal(set) var state: State = .possible
   /// Whether touches are recognised. Default true.

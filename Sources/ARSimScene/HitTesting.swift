@@ -98,7 +98,7 @@ extension ARView {
   }
 
   /// The scene's first active virtual camera, depth-first.
-  private func activeVirtualCamera() -> PerspectiveCamera? {
+  func activeVirtualCamera() -> PerspectiveCamera? {
     func find(_ entity: Entity) -> PerspectiveCamera? {
       guard entity.isEnabled else { return nil }
       if let camera = entity as? PerspectiveCamera { return camera }

@@ -32,37 +32,6 @@ public struct MaterialColor: Sendable, Hashable {
   public func withAlphaComponent(_ alpha: CGFloat) -> MaterialColor {
     MaterialColor(red: CGFloat(red), green: CGFloat(green), blue: CGFloat(blue), alpha: alpha)
   }
-
-  /// Black.
-  public static let black = MaterialColor(white: 0)
-  /// White.
-  public static let white = MaterialColor(white: 1)
-  /// Mid grey.
-  public static let gray = MaterialColor(white: 0.5)
-  /// Fully transparent.
-  public static let clear = MaterialColor(white: 0, alpha: 0)
-  /// Red.
-  public static let red = MaterialColor(red: 1, green: 0, blue: 0)
-  /// Green.
-  public static let green = MaterialColor(red: 0, green: 1, blue: 0)
-  /// Blue.
-  public static let blue = MaterialColor(red: 0, green: 0, blue: 1)
-  /// Yellow.
-  public static let yellow = MaterialColor(red: 1, green: 1, blue: 0)
-  /// Orange.
-  public static let orange = MaterialColor(red: 1, green: 0.5, blue: 0)
-  /// Cyan.
-  public static let cyan = MaterialColor(red: 0, green: 1, blue: 1)
-  /// Magenta.
-  public static let magenta = MaterialColor(red: 1, green: 0, blue: 1)
-  /// iOS's system blue.
-  public static let systemBlue = MaterialColor(red: 0, green: 122.0 / 255, blue: 1)
-  /// iOS's system green.
-  public static let systemGreen = MaterialColor(red: 52.0 / 255, green: 199.0 / 255, blue: 89.0 / 255)
-  /// iOS's system red.
-  public static let systemRed = MaterialColor(red: 1, green: 59.0 / 255, blue: 48.0 / 255)
-  /// iOS's system yellow.
-  public static let systemYellow = MaterialColor(red: 1, green: 204.0 / 255, blue: 0)
 }
 
 /// UIKit's colour type where Linux has none: material code that names `UIColor` compiles unchanged.
@@ -91,16 +60,26 @@ public enum MaterialScalarParameter: Sendable, Hashable, ExpressibleByFloatLiter
 /// nothing.
 public protocol Material: Sendable {}
 
-/// A lit material of one colour, roughness and metalness (RealityKit's `SimpleMaterial`).
+extension Material {
+  /// The colour type materials take (RealityKit's `Material.Color`, UIKit's `UIColor`).
+  public typealias Color = MaterialColor
+}
+
+/// A lit material of one colour (or texture), roughness and metalness (RealityKit's `SimpleMaterial`).
 public struct SimpleMaterial: Material, Hashable {
   /// The colour type materials take.
   public typealias Color = MaterialColor
-  /// The base colour (RealityKit's `SimpleMaterial.BaseColor`).
+  /// The base colour: a tint, and a texture multiplied by it (RealityKit's `SimpleMaterial.BaseColor`).
   public struct BaseColor: Sendable, Hashable {
-    /// The colour.
+    /// The colour (multiplies the texture's, when there is one).
     public var tint: MaterialColor
-    /// A base colour of `tint`.
-    public init(tint: MaterialColor = .white) { self.tint = tint }
+    /// The image, or nil for the tint alone.
+    public var texture: MaterialParameters.Texture?
+    /// A base colour of `tint` and `texture`.
+    public init(tint: MaterialColor = .white, texture: MaterialParameters.Texture? = nil) {
+      self.tint = tint
+      self.texture = texture
+    }
   }
 
   /// The surface colour.
@@ -121,19 +100,160 @@ public struct SimpleMaterial: Material, Hashable {
     self.roughness = roughness
     metallic = .float(isMetallic ? 1 : 0)
   }
+
+  /// The base colour as RealityKit 1 spelled it: the texture when there is one, else the tint.
+  /// Setting a colour sets the tint and drops the texture; setting a texture keeps the tint.
+  public var baseColor: MaterialColorParameter {
+    get { color.texture.map { .texture($0.resource) } ?? .color(color.tint) }
+    set { color.setParameter(newValue) }
+  }
+
+  /// The tint as RealityKit 1 spelled it (``BaseColor/tint``).
+  public var tintColor: MaterialColor {
+    get { color.tint }
+    set { color.tint = newValue }
+  }
 }
 
-/// A material that ignores lighting, one colour (RealityKit's `UnlitMaterial`).
+extension SimpleMaterial.BaseColor {
+  /// Sets the tint (dropping the texture) or the texture (keeping the tint).
+  mutating func setParameter(_ parameter: MaterialColorParameter) {
+    switch parameter {
+    case .color(let tint):
+      self.tint = tint
+      texture = nil
+    case .texture(let resource):
+      texture = MaterialParameters.Texture(resource)
+    }
+  }
+}
+
+/// A material that ignores lighting: one colour, or a texture times a tint (RealityKit's
+/// `UnlitMaterial`).
 public struct UnlitMaterial: Material, Hashable {
   /// The colour type materials take.
   public typealias Color = MaterialColor
+  /// The base colour type (RealityKit's `UnlitMaterial.BaseColor`).
+  public typealias BaseColor = SimpleMaterial.BaseColor
   /// The colour.
-  public var color: SimpleMaterial.BaseColor
+  public var color: BaseColor
+  /// How the surface blends with what is behind it.
+  public var blending: PhysicallyBasedMaterial.Blending = .opaque
+  /// Alpha below which a pixel is discarded, or nil.
+  public var opacityThreshold: Float?
 
   /// A white unlit material.
-  public init() { color = SimpleMaterial.BaseColor() }
+  public init() { color = BaseColor() }
   /// An unlit material of `color`.
-  public init(color: MaterialColor) { self.color = SimpleMaterial.BaseColor(tint: color) }
+  public init(color: MaterialColor) { self.color = BaseColor(tint: color) }
+  /// An unlit material that draws the camera image (RealityKit's `init(applyPostProcessToneMap:)`);
+  /// white here.
+  public init(applyPostProcessToneMap: Bool) { color = BaseColor() }
+
+  /// The base colour as RealityKit 1 spelled it: the texture when there is one, else the tint.
+  public var baseColor: MaterialColorParameter {
+    get { color.texture.map { .texture($0.resource) } ?? .color(color.tint) }
+    set { color.setParameter(newValue) }
+  }
+
+  /// The tint as RealityKit 1 spelled it (``SimpleMaterial/BaseColor/tint``).
+  public var tintColor: MaterialColor {
+    get { color.tint }
+    set { color.tint = newValue }
+  }
+}
+
+/// A physically based material (RealityKit's `PhysicallyBasedMaterial`): base colour, roughness,
+/// metalness, emission and blending, each a value and optionally a texture.
+public struct PhysicallyBasedMaterial: Material, Hashable {
+  /// The colour type materials take.
+  public typealias Color = MaterialColor
+  /// The base colour (RealityKit's `PhysicallyBasedMaterial.BaseColor`).
+  public typealias BaseColor = SimpleMaterial.BaseColor
+
+  /// A scalar and an optional texture (RealityKit's `Roughness`, `Metallic`, ...).
+  public struct ScalarParameter: Sendable, Hashable, ExpressibleByFloatLiteral, ExpressibleByIntegerLiteral {
+    /// The value, 0...1.
+    public var scale: Float
+    /// A texture whose values the scale multiplies, or nil.
+    public var texture: MaterialParameters.Texture?
+    /// A value and a texture.
+    public init(scale: Float = 0, texture: MaterialParameters.Texture? = nil) {
+      self.scale = scale
+      self.texture = texture
+    }
+    /// A value.
+    public init(floatLiteral value: Float) { self.init(scale: value) }
+    /// A value.
+    public init(integerLiteral value: Int) { self.init(scale: Float(value)) }
+  }
+
+  /// Roughness: 0 (mirror) ... 1 (matte).
+  public typealias Roughness = ScalarParameter
+  /// Metalness: 0 (dielectric) ... 1 (metal).
+  public typealias Metallic = ScalarParameter
+  /// Specular strength.
+  public typealias Specular = ScalarParameter
+  /// Ambient occlusion.
+  public typealias AmbientOcclusion = ScalarParameter
+
+  /// The light the surface gives off (RealityKit's `EmissiveColor`).
+  public struct EmissiveColor: Sendable, Hashable {
+    /// The colour.
+    public var color: MaterialColor
+    /// The image, or nil.
+    public var texture: MaterialParameters.Texture?
+    /// An emission of `color` and `texture` (black: none).
+    public init(color: MaterialColor = .black, texture: MaterialParameters.Texture? = nil) {
+      self.color = color
+      self.texture = texture
+    }
+  }
+
+  /// The opacity of a transparent material (RealityKit's `Opacity`).
+  public typealias Opacity = ScalarParameter
+
+  /// How the surface blends with what is behind it (RealityKit's `Blending`).
+  public enum Blending: Sendable, Hashable {
+    /// Hides what is behind.
+    case opaque
+    /// Lets what is behind show through by `opacity`.
+    case transparent(opacity: Opacity)
+  }
+
+  /// Which faces are drawn (RealityKit's `FaceCulling`).
+  public enum FaceCulling: Sendable, Hashable {
+    /// Both faces.
+    case none
+    /// The front face only.
+    case back
+    /// The back face only.
+    case front
+  }
+
+  /// The base colour. Default white.
+  public var baseColor = BaseColor()
+  /// Default 0.5... RealityKit's default roughness is 0.5 (kept).
+  public var roughness: Roughness = 0.5
+  /// Default 0.
+  public var metallic: Metallic = 0
+  /// Default 0.5.
+  public var specular: Specular = 0.5
+  /// Default none.
+  public var ambientOcclusion: AmbientOcclusion = 1
+  /// Default black (no emission).
+  public var emissiveColor = EmissiveColor()
+  /// How strongly ``emissiveColor`` shines. Default 1.
+  public var emissiveIntensity: Float = 1
+  /// Default opaque.
+  public var blending: Blending = .opaque
+  /// Alpha below which a pixel is discarded, or nil. Default nil.
+  public var opacityThreshold: Float?
+  /// Default: back faces culled.
+  public var faceCulling: FaceCulling = .back
+
+  /// A white, half-rough dielectric.
+  public init() {}
 }
 
 /// A material that draws nothing but hides the virtual content behind it (RealityKit's

@@ -14,6 +14,9 @@ public final class MeshResource: Sendable {
   public let textureCoordinates: [SIMD2<Float>]
   /// Three vertex indices per triangle, counter-clockwise seen from the front.
   public let triangleIndices: [UInt32]
+  /// The material index of each triangle (an index into a model's `materials`), from the descriptors'
+  /// ``MeshDescriptor/materials``; all zero for generated shapes (ARSim's addition).
+  public let triangleMaterials: [UInt32]
   /// The box holding every vertex (``BoundingBox/empty`` for a mesh without vertices).
   public let bounds: BoundingBox
 
@@ -26,12 +29,13 @@ public final class MeshResource: Sendable {
   /// indices are valid (``generate(from:)`` checks; the generators below are valid by construction).
   init(
     positions: [SIMD3<Float>], normals: [SIMD3<Float>] = [], textureCoordinates: [SIMD2<Float>] = [],
-    triangleIndices: [UInt32]
+    triangleIndices: [UInt32], triangleMaterials: [UInt32]? = nil
   ) {
     self.positions = positions
     self.normals = normals
     self.textureCoordinates = textureCoordinates
     self.triangleIndices = triangleIndices
+    self.triangleMaterials = triangleMaterials ?? Array(repeating: 0, count: triangleIndices.count / 3)
     bounds = positions.reduce(BoundingBox.empty) { $0.union(BoundingBox(min: $1, max: $1)) }
   }
 
@@ -158,12 +162,14 @@ public final class MeshResource: Sendable {
   /// RealityKit's `generate(from:)`.
   /// - Throws: ``GenerationError`` naming the descriptor and the problem: no primitives, an index out
   ///   of range, a triangle list not a multiple of three, polygon counts that do not match the
-  ///   indices, or normals or texture coordinates not one per position.
+  ///   indices, normals or texture coordinates not one per position, or per-face materials not one
+  ///   per face.
   public static func generate(from descriptors: [MeshDescriptor]) throws(GenerationError) -> MeshResource {
     var positions: [SIMD3<Float>] = []
     var normals: [SIMD3<Float>] = []
     var uvs: [SIMD2<Float>] = []
     var indices: [UInt32] = []
+    var materials: [UInt32] = []
     let keepNormals = descriptors.allSatisfy { $0.normals != nil }
     let keepUVs = descriptors.allSatisfy { $0.textureCoordinates != nil }
     for (number, descriptor) in descriptors.enumerated() {
@@ -177,23 +183,41 @@ public final class MeshResource: Sendable {
         throw fail("\(t.count) texture coordinates for \(count) positions")
       }
       let triangles: [UInt32]
+      /// The face each triangle comes from.
+      var faceOfTriangle: [Int] = []
+      let faceCount: Int
       switch descriptor.primitives {
       case nil:
         throw fail("no primitives")
       case .triangles(let list):
         guard list.count % 3 == 0 else { throw fail("\(list.count) triangle indices, not a multiple of 3") }
         triangles = list
+        faceCount = list.count / 3
+        faceOfTriangle = Array(0..<faceCount)
       case .polygons(let counts, let list):
         guard counts.reduce(0, { $0 + Int($1) }) == list.count, counts.allSatisfy({ $0 >= 3 }) else {
           throw fail("polygon vertex counts do not add up to the \(list.count) indices (or one is below 3)")
         }
         var fanned: [UInt32] = []
         var start = 0
-        for polygon in counts {
-          for k in 1..<(Int(polygon) - 1) { fanned += [list[start], list[start + k], list[start + k + 1]] }
+        for (face, polygon) in counts.enumerated() {
+          for k in 1..<(Int(polygon) - 1) {
+            fanned += [list[start], list[start + k], list[start + k + 1]]
+            faceOfTriangle.append(face)
+          }
           start += Int(polygon)
         }
         triangles = fanned
+        faceCount = counts.count
+      }
+      switch descriptor.materials {
+      case .allFaces(let index):
+        materials += Array(repeating: index, count: faceOfTriangle.count)
+      case .perFace(let perFace):
+        guard perFace.count == faceCount else {
+          throw fail("\(perFace.count) per-face material indices for \(faceCount) faces")
+        }
+        materials += faceOfTriangle.map { perFace[$0] }
       }
       if let bad = triangles.first(where: { Int($0) >= count }) {
         throw fail("index \(bad) out of range for \(count) positions")
@@ -205,7 +229,8 @@ public final class MeshResource: Sendable {
       indices += triangles.map { $0 + base }
     }
     return MeshResource(
-      positions: positions, normals: normals, textureCoordinates: uvs, triangleIndices: indices)
+      positions: positions, normals: normals, textureCoordinates: uvs, triangleIndices: indices,
+      triangleMaterials: materials)
   }
 
   /// Why ``generate(from:)`` refused its descriptors.
@@ -239,6 +264,16 @@ public struct MeshDescriptor: Sendable {
   public var textureCoordinates: MeshBuffers.TextureCoordinates?
   /// The faces; required.
   public var primitives: Primitives?
+  /// Which of a model's materials each face uses. Default `.allFaces(0)`.
+  public var materials: Materials = .allFaces(0)
+
+  /// Which materials the faces use (RealityKit's `MeshDescriptor.Materials`).
+  public enum Materials: Sendable, Hashable {
+    /// Every face uses the material at this index.
+    case allFaces(UInt32)
+    /// One material index per face (per triangle, or per polygon), in order.
+    case perFace([UInt32])
+  }
 
   /// An empty descriptor.
   public init(name: String = "") {

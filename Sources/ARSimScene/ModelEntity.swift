@@ -49,9 +49,9 @@ public struct BoundingBox: Sendable, Hashable {
 }
 
 /// An entity with a look and a shape, as RealityKit's `ModelEntity`: its ``model`` (a mesh and
-/// materials) gives its ``bounds`` and visual bounds, its ``collision`` shapes make it hittable. ARSim
-/// draws nothing.
-open class ModelEntity: Entity, HasModel, HasCollision {
+/// materials) gives its ``bounds`` and visual bounds, its ``collision`` shapes make it hittable, and
+/// with a ``physicsBody`` it is simulated (see ``HasPhysicsBody``). ARSim draws nothing.
+open class ModelEntity: Entity, HasModel, HasPhysics {
   /// A model with no name, no mesh and no collision shapes.
   public required init() {}
 
@@ -62,15 +62,15 @@ open class ModelEntity: Entity, HasModel, HasCollision {
   }
 
   /// A model of `mesh` and `materials` that hit tests find through `collisionShape`. `mass` (kg) is
-  /// accepted; ARSim has no physics.
+  /// accepted but makes no physics body: set ``physicsBody`` for the model to be simulated.
   public convenience init(
     mesh: MeshResource, materials: [any Material] = [], collisionShape: ShapeResource, mass: Float
   ) {
     self.init(mesh: mesh, materials: materials, collisionShapes: [collisionShape], mass: mass)
   }
 
-  /// A model of `mesh` and `materials` with `collisionShapes`. `mass` (kg) is accepted; ARSim has no
-  /// physics.
+  /// A model of `mesh` and `materials` with `collisionShapes`. `mass` (kg) is accepted but makes no
+  /// physics body: set ``physicsBody`` for the model to be simulated.
   public init(
     mesh: MeshResource, materials: [any Material] = [], collisionShapes: [ShapeResource], mass: Float = 0
   ) {

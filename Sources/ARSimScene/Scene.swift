@@ -11,6 +11,8 @@ public final class Scene: EventSource {
   private var roots: [any HasAnchoring] = []
   private var handlers: [ObjectIdentifier: [EventHandler]] = [:]
   private var nextHandler = 0
+  /// The physics state (time not yet stepped, touching pairs).
+  let physics = PhysicsWorld()
 
   init() {}
 
@@ -85,23 +87,38 @@ public final class Scene: EventSource {
 
   /// Calls the handlers of `event`'s type that listen to all sources or to `source`.
   func publish<E: Event>(_ event: E, from source: AnyObject?) {
+    publish(event, from: source.map { [$0] } ?? [])
+  }
+
+  /// Calls the handlers of `event`'s type that listen to all sources or to one of `sources`, each once.
+  func publish<E: Event>(_ event: E, from sources: [AnyObject]) {
     guard let list = handlers[ObjectIdentifier(E.self)] else { return }
-    let origin = source.map { ObjectIdentifier($0) }
-    for handler in list where handler.source == nil || handler.source == origin { handler.call(event) }
+    let origins = sources.map { ObjectIdentifier($0) }
+    for handler in list where handler.source == nil || origins.contains(handler.source!) {
+      handler.call(event)
+    }
   }
 
   /// Advances every animation of the scene's entities by `deltaTime` seconds of the recording clock,
-  /// reports the completed ones, then publishes ``SceneEvents/Update``.
+  /// and audio clips, reports the completed ones, runs the physics steps that time holds (publishing ``CollisionEvents``),
+  /// then publishes ``SceneEvents/Update``.
   func advance(by deltaTime: TimeInterval) {
     var completed: [AnimationPlaybackController] = []
+    var clips: [AudioPlaybackController] = []
     func visit(_ entity: Entity) {
       completed += entity.advancePlaybacks(by: deltaTime)
+      clips += entity.advanceAudio(by: deltaTime)
       for child in entity.children { visit(child) }
     }
     for root in roots { visit(root) }
     for controller in completed {
       publish(AnimationEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
     }
+    for controller in clips {
+      controller.completionHandler?()
+      publish(AudioEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
+    }
+    physics.advance(self, by: deltaTime, planes: view?.physicsPlanes ?? [])
     publish(SceneEvents.Update(scene: self, deltaTime: deltaTime), from: self)
   }
 

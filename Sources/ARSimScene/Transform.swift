@@ -17,6 +17,11 @@ public struct Transform: Sendable, Hashable, CustomStringConvertible {
   /// The identity transform: scale one, no rotation, no translation.
   public static let identity = Transform()
 
+  /// The identity transform (RealityKit's `init()`).
+  public init() {
+    self.init(scale: SIMD3(repeating: 1), rotation: simd_quatf(ix: 0, iy: 0, iz: 0, r: 1), translation: .zero)
+  }
+
   /// A transform from its parts (metres for the translation).
   public init(
     scale: SIMD3<Float> = SIMD3(repeating: 1), rotation: simd_quatf = simd_quatf(ix: 0, iy: 0, iz: 0, r: 1),

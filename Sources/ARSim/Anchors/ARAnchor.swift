@@ -4,8 +4,9 @@ import Foundation
 /// (`ARAnchor`).
 ///
 /// An anchor is a reference type, as in ARKit, and it is immutable: when the session updates an anchor
-/// it hands out a new object with the same ``identifier``. Compare anchors by ``identifier``, not by
-/// object identity; like ARKit's, `ARAnchor` gives no `==` of its own.
+/// it hands out a new object with the same ``identifier``. Like ARKit's (an `NSObject`), it is
+/// `Hashable` and `Equatable` by object identity, so `Set<ARAnchor>` and `[ARAnchor: Entity]` work as
+/// there; to find the same real-world anchor across updates, compare ``identifier``s.
 ///
 /// Apps subclass it to attach their own data; a subclass must override ``init(anchor:)`` to copy that
 /// data, as ARKit requires.
@@ -84,4 +85,13 @@ open class ARAnchor: @unchecked Sendable, CustomStringConvertible {
     let label = name.map { " name=\"\($0)\"" } ?? ""
     return "<\(type(of: self)) identifier=\(identifier)\(label) position=(\(p.x), \(p.y), \(p.z))>"
   }
+}
+
+extension ARAnchor: Hashable {
+  /// Whether `lhs` and `rhs` are the same object (`NSObject`'s default equality, which ARKit's anchors
+  /// keep): two updates of one anchor are different objects with the same ``identifier``.
+  public static func == (lhs: ARAnchor, rhs: ARAnchor) -> Bool { lhs === rhs }
+
+  /// Hashes the object's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

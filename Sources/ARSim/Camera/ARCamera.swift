@@ -12,7 +12,11 @@ import Foundation
 /// - *Image*: pixels of the captured image in its native landscape orientation, origin at its top-left
 ///   corner, x right, y down; ``imageResolution`` wide and high.
 /// - *View*: points of a viewport (``Viewport``), origin at its top-left corner.
-public struct ARCamera: Sendable, Equatable {
+///
+/// `Equatable` and `Hashable` by value: each frame's camera is made once, so two cameras are equal when
+/// they are the same frame's camera (or the same pose, intrinsics and tracking state), where ARKit
+/// compares the objects.
+public struct ARCamera: Sendable, Hashable {
   /// The pose of the camera in world space: the camera-to-world transform (`worldFromCamera`) of ARKit's
   /// camera frame, metres. Its columns 0, 1, 2 are the camera's x, y, z axes in world coordinates and
   /// column 3 its position.
@@ -152,5 +156,16 @@ extension ARCamera {
         self = .limited(reason)
       }
     }
+  }
+}
+
+extension ARCamera {
+  /// Hashes the pose and the tracking state (equal cameras have equal poses and states).
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(transform.columns.0)
+    hasher.combine(transform.columns.1)
+    hasher.combine(transform.columns.2)
+    hasher.combine(transform.columns.3)
+    hasher.combine(trackingState)
   }
 }

@@ -67,7 +67,11 @@ public struct ARRaycastQuery: Sendable, Equatable {
 }
 
 /// A hit of a raycast, as ARKit's `ARRaycastResult`.
-public struct ARRaycastResult: Sendable {
+///
+/// `Hashable` and `Equatable` by identity, as ARKit's (an `NSObject`): each hit a raycast returns is a
+/// result of its own, equal only to itself and its copies, even when another raycast hits the same
+/// point.
+public struct ARRaycastResult: Sendable, Hashable {
   /// Position of the hit (translation) and orientation of the surface there: the y axis is the
   /// surface normal, on the side the ray came from for estimated planes and the anchor's own axes
   /// for detected planes.
@@ -80,6 +84,17 @@ public struct ARRaycastResult: Sendable {
   public let anchor: ARAnchor?
   /// Distance from the query's origin to the hit, metres (ARSim's addition).
   public let distance: Float
+  /// The result's identity, shared by its copies.
+  private let identity = Identity()
+
+  /// An object whose only content is its identity.
+  private final class Identity: Sendable {}
+
+  /// Whether `lhs` and `rhs` are copies of one result.
+  public static func == (lhs: ARRaycastResult, rhs: ARRaycastResult) -> Bool { lhs.identity === rhs.identity }
+
+  /// Hashes the result's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(identity)) }
 }
 
 /// A raycast re-evaluated as the session's anchors change, as ARKit's `ARTrackedRaycast`.

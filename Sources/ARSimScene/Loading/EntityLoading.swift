@@ -118,7 +118,7 @@ extension Entity {
   }
 }
 
-extension ModelEntity {
+extension Entity {
   /// One model entity holding every mesh of the model file `name` in `bundle`, each mapped into the
   /// file's space (the hierarchy flattened, as RealityKit's `loadModel(named:in:)`): named after the
   /// file, no children, no animations. Blocks the calling thread while it reads the file.
