@@ -89,12 +89,14 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
   const double voxel = params_.voxel_size;
   const double truncation = params_.truncation;
   const double block_side = voxel * kBlockSide;
-  auto usable = [&](int32_t index) -> double {
-    float d = depth[index];
-    if (!std::isfinite(d) || d < integration.min_depth || d > integration.max_depth) return 0;
-    if (confidence != nullptr && confidence[index] < integration.min_confidence) return 0;
-    return d;
-  };
+  // The depths fused, 0 where a pixel is not (unknown, out of range, not confident enough).
+  std::vector<float> usable(size_t(width) * height);
+  for (size_t i = 0; i < usable.size(); ++i) {
+    float d = depth[i];
+    bool keep = std::isfinite(d) && d >= integration.min_depth && d <= integration.max_depth && d > 0 &&
+                (confidence == nullptr || confidence[i] >= integration.min_confidence);
+    usable[i] = keep ? d : 0.0f;
+  }
 
   // The blocks along the rays of usable pixels within the truncation band, sampled at most half a
   // block apart so that none is stepped over. Every other pixel in each direction: neighbouring
@@ -109,7 +111,7 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
   for (int32_t v = 0; v < height; v += 2) {
     double ray_y = (v - k.cy) / k.fy;
     for (int32_t u = 0; u < width; u += 2) {
-      double d = usable(v * width + u);
+      double d = usable[size_t(v) * width + u];
       if (d <= 0) continue;
       double ray[3] = {(u - k.cx) / k.fx, ray_y, 1.0};
       for (int s = 0; s < samples; ++s) {
@@ -157,10 +159,11 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
         for (int vx = 0; vx < kBlockSide; ++vx) {
           double x = base[0] + step[0] * vx, y = base[1] + step[1] * vx, z = base[2] + step[2] * vx;
           if (z <= 0) continue;
-          double pu = k.fx * x / z + k.cx, pv = k.fy * y / z + k.cy;
-          if (!(pu > -0.5 && pv > -0.5 && pu < width - 0.5 && pv < height - 0.5)) continue;
-          int32_t pixel = int32_t(std::lround(pv)) * width + int32_t(std::lround(pu));
-          double d = usable(pixel);
+          double inverse_z = 1.0 / z;
+          // Nearest pixel: the coordinates plus a half, truncated (both are positive here).
+          double pu = k.fx * x * inverse_z + k.cx + 0.5, pv = k.fy * y * inverse_z + k.cy + 0.5;
+          if (!(pu > 0 && pv > 0 && pu < width && pv < height)) continue;
+          double d = usable[size_t(pv) * width + size_t(pu)];
           if (d <= 0) continue;
           double sdf = d - z;
           if (sdf < -truncation) continue;
