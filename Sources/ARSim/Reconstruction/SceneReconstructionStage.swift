@@ -97,9 +97,10 @@ final class SceneReconstructionStage: @unchecked Sendable {
     return (changes, failure)
   }
 
-  /// One frame: the world correction tracking made, then the frame's depth fused with its tracked pose
-  /// when tracking is normal and the recording has depth, then the chunks changed meshed (at the
-  /// configured interval). The mesh anchors' changes to report with the frame wait for ``takeChanges()``.
+  /// One frame: the world correction tracking made (a loop closure's deformation fuses the kept
+  /// depth maps again with their corrected poses and meshes every chunk), then the frame's depth
+  /// fused with its tracked pose when tracking is normal and the recording has depth, then the chunks
+  /// changed meshed (at the configured interval). The mesh anchors' changes to report with the frame wait for ``takeChanges()``.
   func process(
     _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
     configuration: ARWorldTrackingConfiguration,
@@ -142,6 +143,11 @@ final class SceneReconstructionStage: @unchecked Sendable {
     if let correction = tracked.worldCorrection {
       changes.updated += reconstructor.applyWorldCorrection(correction)
     }
+    var force = false
+    if let deformation = tracked.worldDeformation {
+      reconstructor.applyWorldDeformation(deformation)
+      force = true
+    }
     if tracked.state == .normal, let depth = recorded.depth, reconstructor.isDue(at: recorded.timestamp) {
       do {
         try reconstructor.integrate(
@@ -151,7 +157,7 @@ final class SceneReconstructionStage: @unchecked Sendable {
         // A depth map CVision refuses (sizes that do not match) is left out; the reconstruction goes on.
       }
     }
-    let meshed = reconstructor.update(at: recorded.timestamp)
+    let meshed = reconstructor.update(at: recorded.timestamp, force: force)
     changes.added += meshed.added
     // An anchor both moved and re-meshed this frame is reported once, as re-meshed.
     let remeshed = Set(meshed.updated.map(\.identifier))

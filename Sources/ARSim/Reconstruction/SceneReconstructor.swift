@@ -31,6 +31,11 @@ package final class SceneReconstructor {
   private var upwardArea: [MeshChunkKey: [Int: Double]] = [:]
   private var lastMeshTime: Double?
   private var lastIntegrationTime: Double?
+  /// Depth maps to fuse again when a loop closure bends the world.
+  private var keyframes = MeshKeyframes()
+  /// Chunks to mesh at the next update whether or not the volume marked them (after a new fusion,
+  /// the chunks whose anchors may have lost their surface).
+  private var forcedChunks: Set<MeshChunkKey> = []
   private var cameraHeightSum = 0.0
   private var cameraCount = 0
   /// Frames fused since the start or the last reset.
@@ -81,10 +86,14 @@ package final class SceneReconstructor {
     depth: DepthImage, confidence: ConfidenceMap?, intrinsics: CameraIntrinsics,
     worldFromCamera: RigidTransform, at time: Double
   ) throws(ReconstructionError) {
+    let volumeFromCamera = worldFromVolume.inverse * worldFromCamera
     try volume.integrate(
-      depth: depth, confidence: confidence, intrinsics: intrinsics,
-      volumeFromCamera: worldFromVolume.inverse * worldFromCamera, minConfidence: options.minConfidence,
-      minDepth: options.minDepth, maxDepth: options.maxDepth)
+      depth: depth, confidence: confidence, intrinsics: intrinsics, volumeFromCamera: volumeFromCamera,
+      minConfidence: options.minConfidence, minDepth: options.minDepth, maxDepth: options.maxDepth)
+    keyframes.keep(
+      MeshKeyframes.Keyframe(
+        time: time, depth: depth, confidence: confidence, intrinsics: intrinsics,
+        volumeFromCamera: volumeFromCamera))
     lastIntegrationTime = time
     cameraHeightSum += worldFromCamera.translation.y
     cameraCount += 1
@@ -98,7 +107,8 @@ package final class SceneReconstructor {
     var changes = MeshAnchorChanges()
     if !force, let last = lastMeshTime, time - last < options.meshUpdateInterval - 1e-9 { return changes }
     lastMeshTime = time
-    let dirty = volume.takeDirtyChunks()
+    let dirty = Array(Set(volume.takeDirtyChunks()).union(forcedChunks)).sorted()
+    forcedChunks.removeAll()
     guard !dirty.isEmpty else { return changes }
     let meshes = dirty.map { ($0, volume.mesh(of: $0)) }
     let up = SIMD3<Double>(0, 1, 0)
@@ -153,6 +163,34 @@ package final class SceneReconstructor {
     }
   }
 
+  /// Follows a loop closure's non-rigid correction of the session world: each kept depth map's pose
+  /// moves by the correction of its time (``WorldDeformation/correction(at:)``; those before the
+  /// held part stay), and the volume is fused again from them, in time order; every chunk is meshed
+  /// again at the next update (anchors keep their identifiers, chunks left without a surface lose
+  /// theirs).
+  package func applyWorldDeformation(_ deformation: WorldDeformation) {
+    let worldFromVolume = self.worldFromVolume
+    keyframes.movePoses { keyframe in
+      guard let correction = deformation.correction(at: keyframe.time) else {
+        return keyframe.volumeFromCamera
+      }
+      return worldFromVolume.inverse * correction * worldFromVolume * keyframe.volumeFromCamera
+    }
+    volume.reset()
+    for keyframe in keyframes.inOrder {
+      // Each was fused before with the same depth, so CVision accepts it again.
+      _ = try? volume.integrate(
+        depth: keyframe.depth, confidence: keyframe.confidence, intrinsics: keyframe.intrinsics,
+        volumeFromCamera: keyframe.volumeFromCamera, minConfidence: options.minConfidence,
+        minDepth: options.minDepth, maxDepth: options.maxDepth)
+    }
+    forcedChunks.formUnion(chunkAnchors.keys)
+    upwardArea.removeAll()
+  }
+
+  /// The number of depth maps kept for a new fusion.
+  package var keyframeCount: Int { keyframes.count }
+
   /// Empties the reconstruction (`resetSceneReconstruction`); returns the anchors removed, sorted by chunk.
   package func reset() -> [ARMeshAnchor] {
     let removed = anchors
@@ -161,6 +199,8 @@ package final class SceneReconstructor {
     upwardArea.removeAll()
     lastMeshTime = nil
     lastIntegrationTime = nil
+    keyframes.removeAll()
+    forcedChunks.removeAll()
     framesFused = 0
     return removed
   }

@@ -62,4 +62,41 @@ struct ReconstructionClassificationTests {
     #expect(abs(moved[0].transform.columns.3.y - changes.added[0].transform.columns.3.y - 0.5) < 1e-5)
     #expect(reconstructor.reset().count == changes.added.count && reconstructor.anchors.isEmpty)
   }
+
+  @Test(
+    "a loop closure's deformation fuses the kept depth maps again where the correction of their time puts them"
+  )
+  func deformation() throws {
+    let scene = KnownScene()
+    var options = SceneReconstructionOptions()
+    options.maxDepth = 5
+    let reconstructor = try SceneReconstructor(
+      options: options, classifies: true, planeOptions: PlaneDetectionOptions(), sessionIdentifier: nil,
+      seed: 1)
+    for (i, pose) in scene.poses(6).enumerated() {
+      try reconstructor.integrate(
+        depth: scene.depth(from: pose), confidence: nil, intrinsics: scene.intrinsics, worldFromCamera: pose,
+        at: Double(i))
+    }
+    let before = reconstructor.update(at: 6).added
+    #expect(reconstructor.keyframeCount >= 1 && reconstructor.keyframeCount <= 6)
+    // Everything mapped from time 0 on moves up 0.3 m.
+    let lift = RigidTransform(translation: SIMD3(0, 0.3, 0))
+    reconstructor.applyWorldDeformation(
+      WorldDeformation(since: 0, corrections: [(time: 0, newFromOld: lift)]))
+    let after = reconstructor.update(at: 6.1, force: true)
+    #expect(!after.updated.isEmpty)
+    #expect(Set(after.updated.map(\.identifier)).isSubset(of: Set(before.map(\.identifier))))
+    // The floor's faces are now at 0.3 m.
+    var floor: [Float] = []
+    for anchor in reconstructor.anchors {
+      let g = anchor.geometry
+      let classes = try #require(g.classification)
+      for f in 0..<g.faces.count where classes.uchar(at: f) == UInt8(ARMeshClassification.floor.rawValue) {
+        floor.append((anchor.transform * SIMD4(g.vertices.float3(at: Int(g.faces.indices(of: f)[0])), 1)).y)
+      }
+    }
+    #expect(floor.count > 100)
+    #expect(abs(floor.sorted()[floor.count / 2] - 0.3) < 0.005)
+  }
 }
