@@ -49,6 +49,9 @@ public struct ReplayOptions: Sendable {
   public var frames: ClosedRange<Int>?
   /// A world map the session starts from (`ARWorldTrackingConfiguration.initialWorldMap`), or nil.
   public var initialWorldMap: ARWorldMap?
+  /// The scene mesh the session reconstructs (`ARWorldTrackingConfiguration.sceneReconstruction`).
+  /// Default none.
+  public var sceneReconstruction: ARWorldTrackingConfiguration.SceneReconstruction = []
 
   public init() {}
 }

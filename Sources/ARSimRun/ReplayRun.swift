@@ -161,6 +161,13 @@ public final class ReplayRun {
     modeChosen = configuration.tracking.mode == nil
     configuration.planeDetection = options.planeDetection
     configuration.initialWorldMap = options.initialWorldMap
+    if !options.sceneReconstruction.isEmpty {
+      guard
+        ARWorldTrackingConfiguration.supportsSceneReconstruction(
+          options.sceneReconstruction, for: replay.info)
+      else { throw UsageError("scene reconstruction needs depth, and \(folder) has none") }
+      configuration.sceneReconstruction = options.sceneReconstruction
+    }
     self.configuration = configuration
     session.delegate = relocalizing
   }

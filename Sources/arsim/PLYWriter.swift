@@ -1,3 +1,4 @@
+import ARSim
 import ARSimRun
 import Foundation
 
@@ -82,6 +83,53 @@ enum PLYWriter {
       try file.write("\(coordinates(point.position)) \(id) \(point.frame)")
     }
     try file.close()
+  }
+
+  /// Writes the mesh anchors' surfaces as one mesh in the session world (metres): vertices
+  /// (`x y z nx ny nz`, each anchor's moved to the world by its transform), then triangles
+  /// (`vertex_indices` and `classification`, the face's ``ARMeshClassification`` raw value, 0 without
+  /// classification). Returns the vertex and face counts.
+  static func writeMesh(_ anchors: [ARMeshAnchor], comments: [String], to path: String) throws -> (Int, Int) {
+    let vertexCount = anchors.reduce(0) { $0 + $1.geometry.vertices.count }
+    let faceCount = anchors.reduce(0) { $0 + $1.geometry.faces.count }
+    let file = try OutputFile(path: path)
+    try writeHeader(
+      file, comments: comments,
+      elements: [
+        (
+          "vertex", vertexCount,
+          [
+            "property float x", "property float y", "property float z", "property float nx",
+            "property float ny",
+            "property float nz",
+          ]
+        ),
+        ("face", faceCount, ["property list uchar int vertex_indices", "property uchar classification"]),
+      ])
+    for anchor in anchors {
+      let worldFromAnchor = simd_double4x4(anchor.transform)
+      let geometry = anchor.geometry
+      for i in 0..<geometry.vertices.count {
+        let p = SIMD3<Double>(geometry.vertices.float3(at: i))
+        let n = SIMD3<Double>(geometry.normals.float3(at: i))
+        let world = worldFromAnchor * SIMD4(p, 1)
+        let normal = worldFromAnchor * SIMD4(n, 0)
+        try file.write(
+          coordinates(SIMD3(world.x, world.y, world.z)) + " "
+            + String(format: "%.4f %.4f %.4f", normal.x, normal.y, normal.z))
+      }
+    }
+    var first = 0
+    for anchor in anchors {
+      let geometry = anchor.geometry
+      for f in 0..<geometry.faces.count {
+        let indices = geometry.faces.indices(of: f).map { String(first + Int($0)) }.joined(separator: " ")
+        try file.write("3 \(indices) \(geometry.classification?.uchar(at: f) ?? 0)")
+      }
+      first += geometry.vertices.count
+    }
+    try file.close()
+    return (vertexCount, faceCount)
   }
 
   private static func coordinates(_ v: SIMD3<Double>) -> String {

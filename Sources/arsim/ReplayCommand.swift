@@ -36,6 +36,11 @@ enum ReplayCommand {
                                     format, Datasets/README.md; needs rgbd tracking)
       --load-map FILE               start from a world map: limited:relocalizing until a frame is
                                     located in it, then the map's world and anchors
+      --mesh FILE                   reconstruct the scene (sceneReconstruction
+                                    .meshWithClassification; needs depth) and write the final mesh
+                                    as PLY: the union of the mesh anchors in the session world,
+                                    metres, vertices with normals, faces with their classification
+                                    (ARMeshClassification raw value)
       --help                        show this help
 
     Exit status 0 on success; non-zero with a one-line error naming the file and the problem.
@@ -43,7 +48,7 @@ enum ReplayCommand {
 
   static let valueOptions: Set<String> = [
     "format", "intrinsics", "mode", "planes", "trajectory", "events", "taps", "hits", "target", "alignment",
-    "scale", "threads", "frames", "save-map", "load-map",
+    "scale", "threads", "frames", "save-map", "load-map", "mesh",
   ]
 
   static func run(_ arguments: [String]) throws -> Int32 {
@@ -62,6 +67,7 @@ enum ReplayCommand {
       throw Arguments.UsageError("--taps and --hits go together")
     }
     var options = try ReplayOptions(arguments: args)
+    if args.value("mesh") != nil { options.sceneReconstruction = .meshWithClassification }
     if let path = args.value("load-map") {
       options.initialWorldMap = try ARWorldMap(contentsOf: URL(fileURLWithPath: path))
     }
@@ -86,6 +92,14 @@ enum ReplayCommand {
           + "\(map.anchors.count) anchors)")
     }
     print(planesLine(run.session.anchors.compactMap { $0 as? ARPlaneAnchor }))
+    if let path = args.value("mesh") {
+      let anchors = run.session.anchors.compactMap { $0 as? ARMeshAnchor }
+      let (vertices, faces) = try PLYWriter.writeMesh(
+        anchors,
+        comments: ["arsim replay --mesh: session world, metres; face classification: ARMeshClassification"],
+        to: path)
+      print("mesh: \(anchors.count) anchors, \(vertices) vertices, \(faces) faces, written to \(path)")
+    }
     if !run.frames.isEmpty {
       let median = { (values: [Double]) in values.sorted()[values.count / 2] * 1000 }
       let tracking = run.frames.map { $0.timings.track + $0.timings.pose + $0.timings.map }

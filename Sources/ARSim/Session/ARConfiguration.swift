@@ -61,9 +61,11 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
   public var environmentTexturing: EnvironmentTexturing = .none
   /// Whether environment textures would be HDR: accepted, no effect.
   public var wantsHDREnvironmentTextures = true
-  /// A mesh of the surroundings: accepted; ARSim reconstructs none (see
-  /// ``supportsSceneReconstruction(_:)``).
+  /// A mesh of the surroundings, delivered as ``ARMeshAnchor``s, on recordings with depth (see
+  /// ``supportsSceneReconstruction(_:)``). Default none.
   public var sceneReconstruction: SceneReconstruction = []
+  /// The reconstruction's tuning (ARSim's addition).
+  public var sceneReconstructionOptions = SceneReconstructionOptions()
   /// Whether the camera focuses by itself: accepted; recorded images are as they were recorded.
   public var isAutoFocusEnabled = true
   /// Images to detect: accepted; ARSim detects no images (no `ARImageAnchor` is ever added).
@@ -78,8 +80,12 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
   /// mode the session never relocalises.
   public var initialWorldMap: ARWorldMap?
 
-  /// Whether `method` can run: only the empty set, since ARSim builds no scene mesh.
-  public static func supportsSceneReconstruction(_ method: SceneReconstruction) -> Bool { method.isEmpty }
+  /// Whether `method` can run on the device: the empty set always; `.mesh` and
+  /// `.meshWithClassification` when the recording standing in for the device
+  /// (``RecordedDevice/recording``) has depth.
+  public static func supportsSceneReconstruction(_ method: SceneReconstruction) -> Bool {
+    RecordedDevice.recording.map { supportsSceneReconstruction(method, for: $0) } ?? method.isEmpty
+  }
 
   /// A configuration with the defaults.
   public override init() {}
@@ -92,6 +98,7 @@ public final class ARWorldTrackingConfiguration: ARConfiguration, @unchecked Sen
     copy.environmentTexturing = environmentTexturing
     copy.wantsHDREnvironmentTextures = wantsHDREnvironmentTextures
     copy.sceneReconstruction = sceneReconstruction
+    copy.sceneReconstructionOptions = sceneReconstructionOptions
     copy.isAutoFocusEnabled = isAutoFocusEnabled
     copy.detectionImages = detectionImages
     copy.maximumNumberOfTrackedImages = maximumNumberOfTrackedImages

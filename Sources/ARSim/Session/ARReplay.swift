@@ -75,7 +75,9 @@ public final class ARReplay {
         return try? read.frame.get()
       }
     }
-    var outcome = session.process(frame, info: source.info, next: next)
+    var outcome = RecordedDevice.simulating(source.info) {
+      session.process(frame, info: source.info, next: next)
+    }
     outcome.timings.read = readSeconds
     return outcome
   }

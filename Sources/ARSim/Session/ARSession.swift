@@ -18,6 +18,8 @@ public final class ARSession: @unchecked Sendable {
     public static let resetTracking = RunOptions(rawValue: 1 << 0)
     /// Remove every anchor, the app's and detected planes.
     public static let removeExistingAnchors = RunOptions(rawValue: 1 << 1)
+    /// Drop the scene reconstruction: its mesh anchors are removed and the mesh starts afresh.
+    public static let resetSceneReconstruction = RunOptions(rawValue: 1 << 3)
   }
 
   /// Seconds without frames after which the session reports an interruption, by default
@@ -89,8 +91,13 @@ public final class ARSession: @unchecked Sendable {
   /// How many processed frames were tracked ahead (for tests).
   package var framesTrackedAhead: Int { locked { _framesTrackedAhead } }
   private var _framesTrackedAhead = 0
+  /// Scene reconstruction's failure in the frame processed last (options out of range), reported after
+  /// the frame's callbacks.
+  private var meshFailure: ReconstructionError?
   /// The thread planes are detected on while the next frame is tracked.
   private let planeWorker = PlaneStageWorker()
+  /// Scene reconstruction (`sceneReconstruction`): the mesh and its anchors.
+  private let meshStage = SceneReconstructionStage()
 
   /// A session that is not running yet.
   public init() {
@@ -135,6 +142,7 @@ public final class ARSession: @unchecked Sendable {
           $0.planeDetection != world.planeDetection || $0.planeDetectionOptions != world.planeDetectionOptions
         } ?? true
       let mapChanged = world.initialWorldMap !== _configuration?.initialWorldMap
+      meshStage.run(world, previous: _configuration, options: options)
       _configuration = world
       if options.contains(.resetTracking) || tracker?.options.seed != world.tracking.seed || mapChanged {
         resetTracking()
@@ -194,8 +202,9 @@ public final class ARSession: @unchecked Sendable {
     locked { book.absorber(of: anchor.identifier) }
   }
 
-  /// Every anchor now: detected planes, then the app's, in the order they were added.
-  public var anchors: [ARAnchor] { locked { book.anchors(planes: planes) } }
+  /// Every anchor now: detected planes, then the app's, in the order they were added, then the mesh
+  /// anchors by chunk.
+  public var anchors: [ARAnchor] { locked { book.anchors(planes: planes) + meshStage.anchors } }
 
   // MARK: Frames
 
@@ -243,6 +252,7 @@ public final class ARSession: @unchecked Sendable {
           // ARKit's answer to no: tracking starts afresh, as with `.resetTracking`.
           resetTracking()
           removeEverything()
+          meshStage.reset()
           runCount += 1
         }
       }
@@ -269,6 +279,11 @@ public final class ARSession: @unchecked Sendable {
           frameIndex: recorded.index, timestamp: recorded.timestamp, worldFromCamera: tracked.worldFromCamera)
       }
       let stage: PlaneStageOutput
+      let meshJob: @Sendable () -> Void = { [meshStage, identifier, runCount] in
+        meshStage.process(
+          recorded, tracked: tracked, info: info, configuration: configuration, sessionIdentifier: identifier,
+          seed: runCount)
+      }
       if let next = next.flatMap({
         aheadFrame(after: recorded, next: $0, info: info, configuration: configuration)
       }),
@@ -278,6 +293,7 @@ public final class ARSession: @unchecked Sendable {
         // tracking reads nothing the plane stage writes (the book, the detector) and writes nothing
         // it reads (this frame's `tracked` is a value), so both give what they give in sequence.
         let result = PlaneStageResult()
+        meshStage.worker.run(meshJob)
         planeWorker.run {
           result.output = self.planeStage(
             recorded, tracked: tracked, info: info, configuration: configuration)
@@ -286,11 +302,13 @@ public final class ARSession: @unchecked Sendable {
         trackedAhead = (next.index, ahead, tracker.timings)
         let waitStart = ContinuousClock.now
         planeWorker.wait()
+        meshStage.worker.wait()
         lap(&timings.planeWait, since: waitStart)
         timings.planesOverlapped = true
         stage = result.output
       } else {
         stage = planeStage(recorded, tracked: tracked, info: info, configuration: configuration)
+        meshJob()
       }
       timings.planes = stage.seconds
       timings.tracking.recognition += stage.recognition
@@ -298,15 +316,26 @@ public final class ARSession: @unchecked Sendable {
       if tracked.relocalizedToMap, let map = configuration.initialWorldMap {
         restoring = restoreAnchors(of: map)
       }
-      let changes = book.apply(
+      var changes = book.apply(
         restoredPlanes.rewrite(
           stage.changes, detected: planeDetector?.anchors ?? [], correction: tracked.worldCorrection,
           restoring: restoring))
+      let mesh = meshStage.takeChanges()
+      changes.added += mesh.changes.added
+      changes.updated += mesh.changes.updated
+      changes.removed += mesh.changes.removed
+      meshFailure = mesh.failure
       return assemble(
         recorded, tracked: tracked, changes: changes, interrupted: interrupted, info: info,
         configuration: configuration, timings: timings)
     }
     deliver(outcome.events)
+    if let failure = locked({ () -> ReconstructionError? in
+      defer { meshFailure = nil }
+      return meshFailure
+    }) {
+      fail(failure)
+    }
     return outcome
   }
 
@@ -426,7 +455,7 @@ public final class ARSession: @unchecked Sendable {
     }
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
-      anchors: book.anchors(planes: planes),
+      anchors: book.anchors(planes: planes) + meshStage.anchors,
       rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,

@@ -1,0 +1,32 @@
+/// How a session reconstructs the scene when `sceneReconstruction` is set (ARSim's addition; ARKit
+/// has no such knobs). The defaults suit phone LiDAR depth (256x192, up to about 5 m).
+public struct SceneReconstructionOptions: Sendable, Codable, Equatable {
+  /// Spacing of the volume's voxels, metres: the mesh's resolution. Default 0.04.
+  public var voxelSize: Double = 0.04
+  /// Distances beyond this many voxels from a measured surface are clamped (the band a depth
+  /// measurement updates). Default 3.5.
+  public var truncationVoxels: Double = 3.5
+  /// Cap on the observations a voxel averages, so that later frames keep some weight. Default 64.
+  public var maxWeight: Float = 64
+  /// Voxel blocks (8 voxels a side) per mesh anchor's side: 3 blocks of 4 cm voxels make anchors of
+  /// 0.96 m. Default 3.
+  public var chunkBlocks: Int = 3
+  /// Depth pixels whose confidence is below this level are not fused (ARKit's levels: 0 low,
+  /// 1 medium, 2 high); recordings without confidence fuse every pixel. Default 1.
+  public var minConfidence: Int = 1
+  /// Depths nearer than this are not fused, metres. Default 0.1.
+  public var minDepth: Float = 0.1
+  /// Depths farther than this are not fused, metres (LiDAR depth is sparse and noisy beyond).
+  /// Default 4.
+  public var maxDepth: Float = 4
+  /// Frames are fused at most this often, seconds of the recording's clock: a 60 Hz capture's
+  /// neighbouring depth maps see the same surface, and fusing every fourth costs a quarter as much for
+  /// much the same mesh. Default 1/15.
+  public var integrationInterval: Double = 1.0 / 15
+  /// Mesh anchors are updated at most this often, seconds of the recording's clock: chunks changed
+  /// in between are meshed together. Default 0.5.
+  public var meshUpdateInterval: Double = 0.5
+
+  /// The defaults.
+  public init() {}
+}

@@ -1,0 +1,468 @@
+// The TSDF volume (tsdf.hpp) and its C entry points (cv_tsdf_* in cvision.h).
+
+#include "tsdf.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "status.hpp"
+#include "tsdf_marching_cubes.hpp"
+
+namespace cvision::tsdf {
+namespace {
+
+/// Block coordinates are kept within +-2^20 so that a key packs into 63 bits.
+constexpr int32_t kKeyLimit = 1 << 20;
+
+int32_t floor_div(int32_t value, int32_t divisor) {
+  int32_t quotient = value / divisor;
+  if ((value % divisor != 0) && ((value < 0) != (divisor < 0))) --quotient;
+  return quotient;
+}
+
+struct Rigid {
+  double r[9];
+  double t[3];
+  void apply(const double p[3], double out[3]) const {
+    for (int i = 0; i < 3; ++i) out[i] = r[3 * i] * p[0] + r[3 * i + 1] * p[1] + r[3 * i + 2] * p[2] + t[i];
+  }
+  Rigid inverse() const {
+    Rigid inv{};
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) inv.r[3 * i + j] = r[3 * j + i];
+    }
+    for (int i = 0; i < 3; ++i) {
+      inv.t[i] = -(inv.r[3 * i] * t[0] + inv.r[3 * i + 1] * t[1] + inv.r[3 * i + 2] * t[2]);
+    }
+    return inv;
+  }
+};
+
+}  // namespace
+
+Volume::Volume(const cv_tsdf_params &params) : params_(params) {}
+
+uint64_t Volume::pack(const Key &key) {
+  return (uint64_t(uint32_t(key.x + kKeyLimit)) << 42) | (uint64_t(uint32_t(key.y + kKeyLimit)) << 21) |
+         uint64_t(uint32_t(key.z + kKeyLimit));
+}
+
+Block *Volume::find(const Key &key) {
+  auto found = index_.find(pack(key));
+  return found == index_.end() ? nullptr : &blocks_[found->second];
+}
+
+const Block *Volume::find(const Key &key) const {
+  auto found = index_.find(pack(key));
+  return found == index_.end() ? nullptr : &blocks_[found->second];
+}
+
+Block *Volume::find_or_allocate(const Key &key) {
+  auto [position, inserted] = index_.try_emplace(pack(key), uint32_t(blocks_.size()));
+  if (inserted) blocks_.emplace_back();
+  return &blocks_[position->second];
+}
+
+void Volume::mark_dirty(const Key &block) {
+  // A block's voxels are corners of cubes in its own chunk, and of cubes in the chunks below it
+  // when it lies on its chunk's lower faces.
+  const int32_t n = params_.chunk_blocks;
+  Key chunk{floor_div(block.x, n), floor_div(block.y, n), floor_div(block.z, n)};
+  int32_t lowest_x = block.x - chunk.x * n == 0 ? -1 : 0;
+  int32_t lowest_y = block.y - chunk.y * n == 0 ? -1 : 0;
+  int32_t lowest_z = block.z - chunk.z * n == 0 ? -1 : 0;
+  for (int32_t dz = lowest_z; dz <= 0; ++dz) {
+    for (int32_t dy = lowest_y; dy <= 0; ++dy) {
+      for (int32_t dx = lowest_x; dx <= 0; ++dx) dirty_.insert(Key{chunk.x + dx, chunk.y + dy, chunk.z + dz});
+    }
+  }
+}
+
+int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t width, int32_t height,
+                          const cv_intrinsics &k, const cv_pose &camera_from_world,
+                          const cv_tsdf_integration &integration) {
+  Rigid camera_from_world_rigid{};
+  std::copy(camera_from_world.r, camera_from_world.r + 9, camera_from_world_rigid.r);
+  std::copy(camera_from_world.t, camera_from_world.t + 3, camera_from_world_rigid.t);
+  const Rigid world_from_camera = camera_from_world_rigid.inverse();
+  const double voxel = params_.voxel_size;
+  const double truncation = params_.truncation;
+  const double block_side = voxel * kBlockSide;
+  // The depths fused, 0 where a pixel is not (unknown, out of range, not confident enough).
+  std::vector<float> usable(size_t(width) * height);
+  for (size_t i = 0; i < usable.size(); ++i) {
+    float d = depth[i];
+    bool keep = std::isfinite(d) && d >= integration.min_depth && d <= integration.max_depth && d > 0 &&
+                (confidence == nullptr || confidence[i] >= integration.min_confidence);
+    usable[i] = keep ? d : 0.0f;
+  }
+
+  // The blocks along the rays of usable pixels within the truncation band, sampled at most half a
+  // block apart so that none is stepped over. Every other pixel in each direction: neighbouring
+  // pixels' surface points lie far closer together than a block's side at any depth a map reaches
+  // (the rest of the voxels their depth updates are in the same blocks).
+  const int samples = std::max(2, int(std::ceil(2 * truncation / (block_side / 2))) + 1);
+  const double limit = double(kKeyLimit - 2) * block_side;
+  std::vector<uint64_t> touched_keys;
+  std::vector<Key> touched;
+  std::vector<uint64_t> previous(size_t(samples), UINT64_MAX);
+  touched_keys.reserve(size_t(width) * height / 16);
+  for (int32_t v = 0; v < height; v += 2) {
+    double ray_y = (v - k.cy) / k.fy;
+    for (int32_t u = 0; u < width; u += 2) {
+      double d = usable[size_t(v) * width + u];
+      if (d <= 0) continue;
+      double ray[3] = {(u - k.cx) / k.fx, ray_y, 1.0};
+      for (int s = 0; s < samples; ++s) {
+        double z = d - truncation + 2 * truncation * s / (samples - 1);
+        if (z <= 0) continue;
+        double camera[3] = {ray[0] * z, ray[1] * z, z}, world[3];
+        world_from_camera.apply(camera, world);
+        if (std::fabs(world[0]) > limit || std::fabs(world[1]) > limit || std::fabs(world[2]) > limit) continue;
+        Key key{int32_t(std::floor(world[0] / block_side)), int32_t(std::floor(world[1] / block_side)),
+                int32_t(std::floor(world[2] / block_side))};
+        uint64_t packed = pack(key);
+        if (packed == previous[s]) continue;
+        previous[s] = packed;
+        touched_keys.push_back(packed);
+      }
+    }
+  }
+  std::sort(touched_keys.begin(), touched_keys.end());
+  touched_keys.erase(std::unique(touched_keys.begin(), touched_keys.end()), touched_keys.end());
+  touched.reserve(touched_keys.size());
+  for (uint64_t packed : touched_keys) {
+    touched.push_back(Key{int32_t((packed >> 42) & 0x1FFFFF) - kKeyLimit,
+                          int32_t((packed >> 21) & 0x1FFFFF) - kKeyLimit, int32_t(packed & 0x1FFFFF) - kKeyLimit});
+  }
+
+  // Projective update of every voxel of those blocks: the signed distance along the optical axis
+  // to the depth of the pixel the voxel projects to (nearest pixel), truncated.
+  int32_t updated_blocks = 0;
+  const float max_weight = params_.max_weight;
+  const double *r = camera_from_world.r;
+  const double *t = camera_from_world.t;
+  for (const Key &key : touched) {
+    Block &block = *find_or_allocate(key);
+    bool changed = false;
+    const double origin[3] = {key.x * block_side, key.y * block_side, key.z * block_side};
+    for (int vz = 0; vz < kBlockSide; ++vz) {
+      for (int vy = 0; vy < kBlockSide; ++vy) {
+        double wy = origin[1] + vy * voxel, wz = origin[2] + vz * voxel;
+        // The camera coordinates of the row's first voxel, then steps along x.
+        double base[3], step[3];
+        for (int i = 0; i < 3; ++i) {
+          base[i] = r[3 * i] * origin[0] + r[3 * i + 1] * wy + r[3 * i + 2] * wz + t[i];
+          step[i] = r[3 * i] * voxel;
+        }
+        for (int vx = 0; vx < kBlockSide; ++vx) {
+          double x = base[0] + step[0] * vx, y = base[1] + step[1] * vx, z = base[2] + step[2] * vx;
+          if (z <= 0) continue;
+          double inverse_z = 1.0 / z;
+          // Nearest pixel: the coordinates plus a half, truncated (both are positive here).
+          double pu = k.fx * x * inverse_z + k.cx + 0.5, pv = k.fy * y * inverse_z + k.cy + 0.5;
+          if (!(pu > 0 && pv > 0 && pu < width && pv < height)) continue;
+          double d = usable[size_t(pv) * width + size_t(pu)];
+          if (d <= 0) continue;
+          double sdf = d - z;
+          if (sdf < -truncation) continue;
+          float value = float(std::min(1.0, sdf / truncation));
+          Voxel &voxel_value = block.voxels[(vz * kBlockSide + vy) * kBlockSide + vx];
+          float weight = voxel_value.weight;
+          voxel_value.sdf = (voxel_value.sdf * weight + value) / (weight + 1);
+          voxel_value.weight = std::min(weight + 1, max_weight);
+          changed = true;
+        }
+      }
+    }
+    if (changed) {
+      ++updated_blocks;
+      mark_dirty(key);
+    }
+  }
+  return updated_blocks;
+}
+
+std::vector<Key> Volume::take_dirty() {
+  std::vector<Key> keys(dirty_.begin(), dirty_.end());
+  dirty_.clear();
+  return keys;
+}
+
+void Volume::reset() {
+  index_.clear();
+  blocks_.clear();
+  dirty_.clear();
+}
+
+void Volume::extract(const Key &chunk, Mesh &mesh) const {
+  mesh.positions.clear();
+  mesh.normals.clear();
+  mesh.indices.clear();
+  const int32_t n = params_.chunk_blocks;
+  const int32_t side = n * kBlockSide;  // cubes per chunk side
+  // A dense copy of the voxels the chunk's cubes and their normals read: grid points -1...side + 1
+  // from the chunk's lowest voxel in each direction.
+  const int32_t dense_side = side + 3;
+  std::vector<Voxel> dense(size_t(dense_side) * dense_side * dense_side);
+  const int32_t first_voxel[3] = {chunk.x * side - 1, chunk.y * side - 1, chunk.z * side - 1};
+  bool any = false;
+  for (int32_t bz = floor_div(first_voxel[2], kBlockSide); bz * kBlockSide < first_voxel[2] + dense_side; ++bz) {
+    for (int32_t by = floor_div(first_voxel[1], kBlockSide); by * kBlockSide < first_voxel[1] + dense_side; ++by) {
+      for (int32_t bx = floor_div(first_voxel[0], kBlockSide); bx * kBlockSide < first_voxel[0] + dense_side;
+           ++bx) {
+        const Block *block = find(Key{bx, by, bz});
+        if (block == nullptr) continue;
+        any = true;
+        for (int vz = 0; vz < kBlockSide; ++vz) {
+          int32_t dz = bz * kBlockSide + vz - first_voxel[2];
+          if (dz < 0 || dz >= dense_side) continue;
+          for (int vy = 0; vy < kBlockSide; ++vy) {
+            int32_t dy = by * kBlockSide + vy - first_voxel[1];
+            if (dy < 0 || dy >= dense_side) continue;
+            for (int vx = 0; vx < kBlockSide; ++vx) {
+              int32_t dx = bx * kBlockSide + vx - first_voxel[0];
+              if (dx < 0 || dx >= dense_side) continue;
+              dense[(size_t(dz) * dense_side + dy) * dense_side + dx] =
+                  block->voxels[(vz * kBlockSide + vy) * kBlockSide + vx];
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!any) return;
+  auto at = [&](int32_t x, int32_t y, int32_t z) -> const Voxel & {
+    return dense[(size_t(z + 1) * dense_side + (y + 1)) * dense_side + (x + 1)];
+  };
+  // The gradient of the distance at a grid point: central differences where both neighbours were
+  // observed, one-sided where one was.
+  auto gradient = [&](int32_t x, int32_t y, int32_t z, float out[3]) {
+    const int32_t p[3] = {x, y, z};
+    const float centre = at(x, y, z).sdf;
+    for (int axis = 0; axis < 3; ++axis) {
+      int32_t lo[3] = {p[0], p[1], p[2]}, hi[3] = {p[0], p[1], p[2]};
+      lo[axis] -= 1;
+      hi[axis] += 1;
+      const Voxel &a = at(lo[0], lo[1], lo[2]);
+      const Voxel &b = at(hi[0], hi[1], hi[2]);
+      if (a.weight > 0 && b.weight > 0) {
+        out[axis] = (b.sdf - a.sdf) / 2;
+      } else if (b.weight > 0) {
+        out[axis] = b.sdf - centre;
+      } else if (a.weight > 0) {
+        out[axis] = centre - a.sdf;
+      } else {
+        out[axis] = 0;
+      }
+    }
+  };
+
+  const auto &edges = cube_edges();
+  const auto &cases = cube_cases();
+  // Vertex of each crossed grid edge, keyed by its lower grid point (chunk-local) and axis.
+  std::unordered_map<uint32_t, uint32_t> vertex_of_edge;
+  const float voxel = float(params_.voxel_size);
+  for (int32_t z = 0; z < side; ++z) {
+    for (int32_t y = 0; y < side; ++y) {
+      for (int32_t x = 0; x < side; ++x) {
+        int pattern = 0;
+        bool observed = true;
+        float values[8];
+        for (int c = 0; c < 8 && observed; ++c) {
+          const Voxel &corner = at(x + (c & 1), y + ((c >> 1) & 1), z + ((c >> 2) & 1));
+          observed = corner.weight > 0;
+          values[c] = corner.sdf;
+          if (corner.sdf < 0) pattern |= 1 << c;
+        }
+        if (!observed || pattern == 0 || pattern == 255) continue;
+        const CubeCase &cube = cases[pattern];
+        uint32_t vertex_index[12];
+        for (int e = 0; e < 12; ++e) {
+          const CubeEdge &edge = edges[e];
+          bool crossed = ((pattern >> edge.from) & 1) != ((pattern >> edge.to) & 1);
+          if (!crossed) continue;
+          int32_t gx = x + (edge.from & 1), gy = y + ((edge.from >> 1) & 1), gz = z + ((edge.from >> 2) & 1);
+          uint32_t key = ((uint32_t(gz) * 1024u + uint32_t(gy)) * 1024u + uint32_t(gx)) * 4u + uint32_t(edge.axis);
+          auto [found, inserted] = vertex_of_edge.try_emplace(key, uint32_t(mesh.positions.size() / 3));
+          vertex_index[e] = found->second;
+          if (!inserted) continue;
+          float a = values[edge.from], b = values[edge.to];
+          float s = a / (a - b);
+          float position[3] = {float(gx), float(gy), float(gz)};
+          position[edge.axis] += s;
+          for (int i = 0; i < 3; ++i) mesh.positions.push_back(position[i] * voxel);
+          float ga[3], gb[3], g[3];
+          int32_t hx = gx + (edge.axis == 0), hy = gy + (edge.axis == 1), hz = gz + (edge.axis == 2);
+          gradient(gx, gy, gz, ga);
+          gradient(hx, hy, hz, gb);
+          for (int i = 0; i < 3; ++i) g[i] = ga[i] + s * (gb[i] - ga[i]);
+          float length = std::sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+          if (!(length > 0)) {
+            // No gradient: the axis of the edge, towards its positive end.
+            g[0] = g[1] = g[2] = 0;
+            g[edge.axis] = a < 0 ? 1.0f : -1.0f;
+            length = 1;
+          }
+          for (int i = 0; i < 3; ++i) mesh.normals.push_back(g[i] / length);
+        }
+        for (int i = 0; i < cube.triangle_count; ++i) {
+          uint32_t a = vertex_index[cube.triangles[i][0]];
+          uint32_t b = vertex_index[cube.triangles[i][1]];
+          uint32_t c = vertex_index[cube.triangles[i][2]];
+          if (a == b || b == c || a == c) continue;
+          mesh.indices.push_back(a);
+          mesh.indices.push_back(b);
+          mesh.indices.push_back(c);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace cvision::tsdf
+
+// MARK: - C entry points
+
+struct cv_tsdf {
+  cvision::tsdf::Volume volume;
+  /// The mesh extracted last, for a second call with larger buffers.
+  cvision::tsdf::Mesh mesh;
+  cvision::tsdf::Key mesh_chunk{0, 0, 0};
+  bool mesh_valid = false;
+  explicit cv_tsdf(const cv_tsdf_params &params) : volume(params) {}
+};
+
+using cvision::fail;
+using cvision::guarded;
+
+cv_tsdf *cv_tsdf_create(cv_tsdf_params params, cv_status *status) noexcept {
+  cv_tsdf *result = nullptr;
+  guarded(status, "cv_tsdf_create", [&](cv_status *) {
+    if (!(std::isfinite(params.voxel_size) && params.voxel_size >= 0.002 && params.voxel_size <= 0.5)) {
+      fail(CV_ERR_INVALID_ARGUMENT, "voxel size must be 0.002...0.5 m (got %g)", params.voxel_size);
+    }
+    if (!(std::isfinite(params.truncation) && params.truncation >= params.voxel_size &&
+          params.truncation <= 4 * cvision::tsdf::kBlockSide * params.voxel_size)) {
+      fail(CV_ERR_INVALID_ARGUMENT, "truncation must be 1...32 voxels (%g m for a voxel of %g m)",
+           params.truncation, params.voxel_size);
+    }
+    if (!(std::isfinite(params.max_weight) && params.max_weight >= 1)) {
+      fail(CV_ERR_INVALID_ARGUMENT, "max_weight must be at least 1 (got %g)", double(params.max_weight));
+    }
+    if (params.chunk_blocks < 1 || params.chunk_blocks > 32) {
+      fail(CV_ERR_INVALID_ARGUMENT, "chunk_blocks must be 1...32 (got %d)", params.chunk_blocks);
+    }
+    result = new cv_tsdf(params);
+    return int32_t(CV_OK);
+  });
+  return result;
+}
+
+void cv_tsdf_destroy(cv_tsdf *tsdf) noexcept { delete tsdf; }
+
+int32_t cv_tsdf_integrate(cv_tsdf *tsdf, const float *depth, const uint8_t *confidence, int32_t width,
+                          int32_t height, cv_intrinsics intrinsics, cv_pose camera_from_world,
+                          cv_tsdf_integration integration, int32_t *updated_blocks,
+                          cv_status *status) noexcept {
+  return guarded(status, "cv_tsdf_integrate", [&](cv_status *) {
+    cvision::require_pointer(tsdf, "tsdf");
+    cvision::require_pointer(depth, "depth");
+    if (width <= 0 || height <= 0 || int64_t(width) * height > CV_IMAGE_MAX_PIXELS) {
+      fail(CV_ERR_INVALID_ARGUMENT, "depth size must be positive and at most %d pixels (got %d x %d)",
+           CV_IMAGE_MAX_PIXELS, width, height);
+    }
+    cvision::require_intrinsics(intrinsics);
+    for (int i = 0; i < 9; ++i) cvision::require_finite(camera_from_world.r[i], "camera_from_world.r");
+    for (int i = 0; i < 3; ++i) cvision::require_finite(camera_from_world.t[i], "camera_from_world.t");
+    if (!(std::isfinite(integration.min_depth) && std::isfinite(integration.max_depth) &&
+          integration.min_depth >= 0 && integration.max_depth > integration.min_depth)) {
+      fail(CV_ERR_INVALID_ARGUMENT, "depth range must be finite with 0 <= min < max (got %g...%g m)",
+           double(integration.min_depth), double(integration.max_depth));
+    }
+    tsdf->mesh_valid = false;
+    int32_t updated = tsdf->volume.integrate(depth, confidence, width, height, intrinsics, camera_from_world,
+                                             integration);
+    if (updated_blocks != nullptr) *updated_blocks = updated;
+    return int32_t(CV_OK);
+  });
+}
+
+int32_t cv_tsdf_take_dirty_chunks(cv_tsdf *tsdf, int32_t *chunks, int32_t capacity, int32_t *count,
+                                  cv_status *status) noexcept {
+  return guarded(status, "cv_tsdf_take_dirty_chunks", [&](cv_status *target) {
+    cvision::require_pointer(tsdf, "tsdf");
+    cvision::require_pointer(count, "count");
+    size_t dirty = tsdf->volume.dirty_count();
+    *count = int32_t(std::min<size_t>(dirty, INT32_MAX));
+    if (size_t(std::max(capacity, 0)) < dirty) {
+      cvision::set_status(target, CV_ERR_BUFFER_TOO_SMALL, "%zu dirty chunks do not fit in %d", dirty, capacity);
+      return int32_t(CV_ERR_BUFFER_TOO_SMALL);
+    }
+    if (dirty > 0) cvision::require_pointer(chunks, "chunks");
+    auto keys = tsdf->volume.take_dirty();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      chunks[3 * i] = keys[i].x;
+      chunks[3 * i + 1] = keys[i].y;
+      chunks[3 * i + 2] = keys[i].z;
+    }
+    return int32_t(CV_OK);
+  });
+}
+
+int32_t cv_tsdf_extract_chunk(cv_tsdf *tsdf, const int32_t chunk[3], float *positions, float *normals,
+                              int32_t vertex_capacity, uint32_t *indices, int32_t triangle_capacity,
+                              int32_t *vertex_count, int32_t *triangle_count, cv_status *status) noexcept {
+  return guarded(status, "cv_tsdf_extract_chunk", [&](cv_status *target) {
+    cvision::require_pointer(tsdf, "tsdf");
+    cvision::require_pointer(chunk, "chunk");
+    cvision::require_pointer(vertex_count, "vertex_count");
+    cvision::require_pointer(triangle_count, "triangle_count");
+    const int32_t limit = (1 << 20) / 32 - 1;
+    for (int i = 0; i < 3; ++i) {
+      if (chunk[i] < -limit || chunk[i] > limit) {
+        fail(CV_ERR_INVALID_ARGUMENT, "chunk coordinate %d is out of range (+-%d)", chunk[i], limit);
+      }
+    }
+    cvision::tsdf::Key key{chunk[0], chunk[1], chunk[2]};
+    if (!tsdf->mesh_valid || !(tsdf->mesh_chunk == key)) {
+      tsdf->volume.extract(key, tsdf->mesh);
+      tsdf->mesh_chunk = key;
+      tsdf->mesh_valid = true;
+    }
+    const auto &mesh = tsdf->mesh;
+    size_t vertices = mesh.positions.size() / 3, triangles = mesh.indices.size() / 3;
+    if (vertices > size_t(INT32_MAX) || triangles > size_t(INT32_MAX)) {
+      fail(CV_ERR_INTERNAL, "chunk mesh too large (%zu vertices)", vertices);
+    }
+    *vertex_count = int32_t(vertices);
+    *triangle_count = int32_t(triangles);
+    if (size_t(std::max(vertex_capacity, 0)) < vertices || size_t(std::max(triangle_capacity, 0)) < triangles) {
+      cvision::set_status(target, CV_ERR_BUFFER_TOO_SMALL, "chunk mesh of %zu vertices and %zu triangles does not fit",
+                          vertices, triangles);
+      return int32_t(CV_ERR_BUFFER_TOO_SMALL);
+    }
+    if (vertices > 0) {
+      cvision::require_pointer(positions, "positions");
+      cvision::require_pointer(normals, "normals");
+      std::copy(mesh.positions.begin(), mesh.positions.end(), positions);
+      std::copy(mesh.normals.begin(), mesh.normals.end(), normals);
+    }
+    if (triangles > 0) {
+      cvision::require_pointer(indices, "indices");
+      std::copy(mesh.indices.begin(), mesh.indices.end(), indices);
+    }
+    return int32_t(CV_OK);
+  });
+}
+
+void cv_tsdf_reset(cv_tsdf *tsdf) noexcept {
+  if (tsdf == nullptr) return;
+  tsdf->volume.reset();
+  tsdf->mesh_valid = false;
+}
+
+int64_t cv_tsdf_block_count(const cv_tsdf *tsdf) noexcept {
+  return tsdf == nullptr ? 0 : int64_t(tsdf->volume.block_count());
+}
