@@ -90,7 +90,7 @@ private struct Replay {
     cube.position.y += 0.5
     try run.run(until: 4.2)
     #expect(ended == 1)
-    _ = subscriptions
+    withExtendedLifetime(subscriptions) {}
   }
 
   @Test func aBoxDroppedOnADetectedTableComesToRestOnIt() throws {
