@@ -498,18 +498,29 @@ struct PlaneTrack {
 
   /// The anchor as ARKit would report it now.
   func makeAnchor(maximumBoundaryVertices: Int, sessionIdentifier: UUID?) -> ARPlaneAnchor {
-    // The refined plane in anchor space: nA·q + dA = 0, solved for y.
-    let normal = inverseRotation * plane.normal
-    let offset = plane.signedDistance(to: origin)
+    Self.anchor(
+      identifier: identifier, transform: transform, alignment: alignment, outline: reportedOutline,
+      normal: inverseRotation * plane.normal, offset: plane.signedDistance(to: origin),
+      maximumBoundaryVertices: maximumBoundaryVertices, classification: classification,
+      sessionIdentifier: sessionIdentifier)
+  }
+
+  /// The anchor ARKit reports for `outline` (anchor 2-D, convex): its boundary simplified to
+  /// `maximumBoundaryVertices`, its centre and extent the outline's minimum-area rectangle, each point
+  /// lifted onto the refined plane `normal·q + offset = 0` in anchor space (its y solved at (x, z)).
+  static func anchor(
+    identifier: UUID, transform: simd_float4x4, alignment: ARPlaneAnchor.Alignment, outline: [SIMD2<Double>],
+    normal: SIMD3<Double>, offset: Double, maximumBoundaryVertices: Int,
+    classification: ARPlaneAnchor.Classification, sessionIdentifier: UUID?
+  ) -> ARPlaneAnchor {
     func lifted(_ p: SIMD2<Double>) -> simd_float3 {
       let x = p.x
       let z = -p.y
       let y = normal.y.magnitude > 1e-9 ? -(offset + normal.x * x + normal.z * z) / normal.y : 0
-      return simd_float3(Self.micrometres(x), Self.micrometres(y), Self.micrometres(z))
+      return simd_float3(micrometres(x), micrometres(y), micrometres(z))
     }
-    let outline = reportedOutline
-    let boundary = Self.simplified(outline, maximumCount: max(maximumBoundaryVertices, 3))
-    let rectangle = Self.reduced(
+    let boundary = simplified(outline, maximumCount: max(maximumBoundaryVertices, 3))
+    let rectangle = reduced(
       Polygon2D.minimumAreaRectangle(outline)
         ?? OrientedRectangle(center: .zero, width: 0, height: 0, angle: 0))
     return ARPlaneAnchor(

@@ -29,24 +29,6 @@ extension ARWorldTrackingConfiguration {
   }
 }
 
-/// Runs the reconstruction of a frame on its own thread while the session tracks the next frame (a
-/// replay that tracks ahead), as ``PlaneStageWorker`` does for planes: one job at a time, each waited for.
-final class MeshStageWorker: Sendable {
-  private let queue = DispatchQueue(label: "arsim.session.mesh", qos: .userInitiated)
-  private let done = DispatchSemaphore(value: 0)
-
-  /// Starts `job` on the mesh thread.
-  func run(_ job: @escaping @Sendable () -> Void) {
-    queue.async { [done] in
-      job()
-      done.signal()
-    }
-  }
-
-  /// Waits until the job started last has ended.
-  func wait() { done.wait() }
-}
-
 /// The session's scene reconstruction stage: whether it runs (the configuration), the reconstructor,
 /// and the mesh anchors' removals the next frame reports (a reset, or reconstruction switched off).
 /// Touched under the session's lock, or by the mesh thread's one job while the session waits for it.
@@ -61,7 +43,7 @@ final class SceneReconstructionStage: @unchecked Sendable {
   private(set) var seconds = 0.0
   /// The last processed frame's changes, until the session takes them.
   private var changes = MeshAnchorChanges()
-  let worker = MeshStageWorker()
+  let worker = StageWorker(label: "arsim.session.mesh")
 
   /// The mesh anchors now, sorted by chunk.
   var anchors: [ARMeshAnchor] { reconstructor?.anchors ?? [] }

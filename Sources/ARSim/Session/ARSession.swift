@@ -95,7 +95,7 @@ public final class ARSession: @unchecked Sendable {
   /// the frame's callbacks.
   private var meshFailure: ReconstructionError?
   /// The thread planes are detected on while the next frame is tracked.
-  private let planeWorker = PlaneStageWorker()
+  private let planeWorker = StageWorker(label: "arsim.session.planes")
   /// Scene reconstruction (`sceneReconstruction`): the mesh and its anchors.
   private let meshStage = SceneReconstructionStage()
 

@@ -11,18 +11,22 @@ struct PlaneStageOutput {
 }
 
 /// The plane stage's output, handed from the plane thread to the session's (ordered by the worker's
-/// semaphore: written before ``PlaneStageWorker/run(_:)``'s job ends, read after its `wait()`).
+/// semaphore: written before ``StageWorker/run(_:)``'s job ends, read after its `wait()`).
 final class PlaneStageResult: @unchecked Sendable {
   var output = PlaneStageOutput()
 }
 
-/// The thread a session detects a frame's planes on while it tracks the next frame (a replay that
-/// tracks ahead, ``ARReplay/tracksAhead``): one job at a time, each waited for before the next.
-final class PlaneStageWorker: Sendable {
-  private let queue = DispatchQueue(label: "arsim.session.planes", qos: .userInitiated)
+/// A thread a session runs one stage of a frame on while it tracks the next frame (a replay that
+/// tracks ahead, ``ARReplay/tracksAhead``): the plane stage, the scene reconstruction stage. One job
+/// at a time, each waited for before the next.
+final class StageWorker: Sendable {
+  private let queue: DispatchQueue
   private let done = DispatchSemaphore(value: 0)
 
-  /// Starts `job` on the plane thread.
+  /// A worker whose thread is named `label`.
+  init(label: String) { queue = DispatchQueue(label: label, qos: .userInitiated) }
+
+  /// Starts `job` on the worker's thread.
   func run(_ job: @escaping @Sendable () -> Void) {
     queue.async { [done] in
       job()

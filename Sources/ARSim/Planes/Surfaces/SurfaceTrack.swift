@@ -226,30 +226,15 @@ struct SurfaceTrack {
         c + SIMD2(-half, -half), c + SIMD2(half, -half), c + SIMD2(half, half), c + SIMD2(-half, half),
       ]
     }
-    let hull = Polygon2D.convexHull(corners)
-    // The refined plane in anchor space, solved for y at (x, z).
-    let normal = rotation.transpose * plane.normal
-    let offset = plane.signedDistance(to: origin)
-    func lifted(_ p: SIMD2<Double>) -> simd_float3 {
-      let x = p.x
-      let z = -p.y
-      let y = normal.y.magnitude > 1e-9 ? -(offset + normal.x * x + normal.z * z) / normal.y : 0
-      return simd_float3(PlaneTrack.micrometres(x), PlaneTrack.micrometres(y), PlaneTrack.micrometres(z))
-    }
-    let boundary = PlaneTrack.simplified(hull, maximumCount: max(maximumBoundaryVertices, 3))
-    let rectangle = PlaneTrack.reduced(
-      Polygon2D.minimumAreaRectangle(hull) ?? OrientedRectangle(center: .zero, width: 0, height: 0, angle: 0))
     let z = rotation.columns.2
     let transform = simd_float4x4(
       SIMD4<Float>(SIMD4(rotation.columns.0, 0)), SIMD4<Float>(SIMD4(rotation.columns.1, 0)),
       SIMD4<Float>(SIMD4(z, 0)), SIMD4<Float>(SIMD4(origin, 1)))
-    return ARPlaneAnchor(
-      identifier: identifier, transform: transform, alignment: alignment, center: lifted(rectangle.center),
-      planeExtent: ARPlaneExtent(
-        width: Float(rectangle.width), height: Float(rectangle.height),
-        rotationOnYAxis: Float(rectangle.angle)),
-      geometry: ARPlaneGeometry(boundary: boundary.map(lifted)), classification: classification,
-      sessionIdentifier: sessionIdentifier)
+    return PlaneTrack.anchor(
+      identifier: identifier, transform: transform, alignment: alignment,
+      outline: Polygon2D.convexHull(corners), normal: rotation.transpose * plane.normal,
+      offset: plane.signedDistance(to: origin), maximumBoundaryVertices: maximumBoundaryVertices,
+      classification: classification, sessionIdentifier: sessionIdentifier)
   }
 
   /// The cells with at least `minimumHits` of the outline: their 8-connected groups of at least a
