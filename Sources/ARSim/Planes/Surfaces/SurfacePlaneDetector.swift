@@ -108,6 +108,7 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     let reach = surfaceOptions.associationDistance + surfaceOptions.associationNoiseMultiple * surface.noise
     guard let mean = surface.moments.mean else { return }
     var continued: [Int] = []
+    var cellsByTrack: [Int: [Int64]] = [:]
     for t in tracks.indices where tracks[t].alive {
       let track = tracks[t]
       guard track.alignment == surface.alignment, track.facesUp == surface.facesUp,
@@ -117,6 +118,7 @@ package final class SurfacePlaneDetector: PlaneDetecting {
       let cells = track.cells(of: surface)
       if cells.contains(where: { track.grid.hasNeighbour(of: $0, gap: surfaceOptions.associationGapCells) }) {
         continued.append(t)
+        cellsByTrack[t] = cells
       }
     }
     // The nearest plane's anchor takes the surface; the others merge into the oldest only when they
@@ -142,15 +144,20 @@ package final class SurfacePlaneDetector: PlaneDetecting {
       tracks.append(track)
       return
     }
-    for other in continued.dropFirst() {
-      tracks[first].absorb(tracks[other])
-      tracks[first].confirmed = tracks[first].confirmed || tracks[other].confirmed
-      tracks[other].alive = false
-      absorbed.append((other, first))
-    }
+    for other in continued.dropFirst() { merge(other, into: first, absorbed: &absorbed) }
+    // The cells worked out for the test above: absorbing others leaves the anchor's frame as it was.
     tracks[first].add(
-      surface, cells: tracks[first].cells(of: surface), frame: frame, time: timestamp,
+      surface, cells: cellsByTrack[first] ?? tracks[first].cells(of: surface), frame: frame, time: timestamp,
       interval: surfaceOptions.sightingInterval)
+  }
+
+  /// Track `younger` joins `older` (the same surface): `older` takes its moments, cells and
+  /// confirmation, `younger` leaves, recorded in `absorbed` for its `didRemove`.
+  private func merge(_ younger: Int, into older: Int, absorbed: inout [(Int, Int)]) {
+    tracks[older].absorb(tracks[younger])
+    tracks[older].confirmed = tracks[older].confirmed || tracks[younger].confirmed
+    tracks[younger].alive = false
+    absorbed.append((younger, older))
   }
 
   /// Merges each anchor seen in this frame with any other that is the same surface (parallel, each
@@ -172,10 +179,7 @@ package final class SurfacePlaneDetector: PlaneDetecting {
             || (a.alignment == .vertical && Self.boxesWithin(a, b, gap: surfaceOptions.verticalMergeGap))
         else { continue }
         let (older, younger) = o < t ? (o, t) : (t, o)
-        tracks[older].absorb(tracks[younger])
-        tracks[older].confirmed = tracks[older].confirmed || tracks[younger].confirmed
-        tracks[younger].alive = false
-        absorbed.append((younger, older))
+        merge(younger, into: older, absorbed: &absorbed)
       }
     }
   }
