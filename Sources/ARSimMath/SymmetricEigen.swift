@@ -21,11 +21,50 @@ public func symmetricEigenDecomposition(
 /// first rows/columns of a 4×4 block (`a[row * 4 + column]`). Returns the eigenvalues sorted ascending
 /// and the eigenvectors as the columns of the same kind of block, each with its largest-magnitude
 /// component positive.
+///
+/// The rotations work on a stack buffer rather than on the `SIMD16` values themselves: a `SIMD16`
+/// subscripted by a run-time index is spilled and reloaded at every access, which made this solver the
+/// largest cost of per-cell plane fits.
 func jacobiEigen(_ input: SIMD16<Double>, size n: Int) -> (values: SIMD4<Double>, vectors: SIMD16<Double>) {
   precondition(n >= 1 && n <= 4)
-  var a = input
-  var v = SIMD16<Double>(repeating: 0)
-  for i in 0..<n { v[i * 4 + i] = 1 }
+  return withUnsafeTemporaryAllocation(of: Double.self, capacity: 32) { buffer in
+    let a = buffer.baseAddress!
+    let v = a + 16
+    for i in 0..<16 {
+      a[i] = input[i]
+      v[i] = 0
+    }
+    for i in 0..<n { v[i * 4 + i] = 1 }
+    jacobiRotate(a, v, size: n)
+    // Sort ascending (stable, so ties keep their index order) and fix each vector's sign.
+    var order = SIMD4<Int>(0, 1, 2, 3)
+    for i in 1..<max(n, 1) {
+      var j = i
+      while j > 0 {
+        let x = a[order[j] &* 5]
+        let y = a[order[j - 1] &* 5]
+        guard x < y || (x == y && order[j] < order[j - 1]) else { break }
+        (order[j], order[j - 1]) = (order[j - 1], order[j])
+        j -= 1
+      }
+    }
+    var values = SIMD4<Double>(repeating: 0)
+    var vectors = SIMD16<Double>(repeating: 0)
+    for column in 0..<n {
+      let index = order[column]
+      values[column] = a[index * 4 + index]
+      var largest = 0
+      for k in 0..<n where v[k * 4 + index].magnitude > v[largest * 4 + index].magnitude { largest = k }
+      let sign: Double = v[largest * 4 + index] < 0 ? -1 : 1
+      for k in 0..<n { vectors[k * 4 + column] = sign * v[k * 4 + index] }
+    }
+    return (values, vectors)
+  }
+}
+
+/// The rotations of ``jacobiEigen(_:size:)`` on `a` (diagonalised in place) and `v` (accumulating the
+/// eigenvectors as columns), both row-major 4×4 blocks.
+private func jacobiRotate(_ a: UnsafeMutablePointer<Double>, _ v: UnsafeMutablePointer<Double>, size n: Int) {
   var frobenius = 0.0
   for r in 0..<n {
     for c in 0..<n { frobenius += a[r * 4 + c] * a[r * 4 + c] }
@@ -77,20 +116,4 @@ func jacobiEigen(_ input: SIMD16<Double>, size n: Int) -> (values: SIMD4<Double>
       }
     }
   }
-  // Sort ascending (stable, so ties keep their index order) and fix each vector's sign.
-  var diagonal: [Double] = []
-  for i in 0..<n { diagonal.append(a[i &* 5]) }
-  let order: [Int] = (0..<n).sorted { (i: Int, j: Int) -> Bool in
-    diagonal[i] < diagonal[j] || (diagonal[i] == diagonal[j] && i < j)
-  }
-  var values = SIMD4<Double>(repeating: 0)
-  var vectors = SIMD16<Double>(repeating: 0)
-  for (column, index) in order.enumerated() {
-    values[column] = a[index * 4 + index]
-    var largest = 0
-    for k in 0..<n where v[k * 4 + index].magnitude > v[largest * 4 + index].magnitude { largest = k }
-    let sign: Double = v[largest * 4 + index] < 0 ? -1 : 1
-    for k in 0..<n { vectors[k * 4 + column] = sign * v[k * 4 + index] }
-  }
-  return (values, vectors)
 }
