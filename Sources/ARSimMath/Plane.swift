@@ -115,6 +115,15 @@ public struct PlaneMoments: Sendable, Hashable, Codable {
     sumOfOuterProducts = simd_double3x3()
   }
 
+  /// The moments of `count` points with the sum `sum` and the sum of outer products
+  /// `sumOfOuterProducts` (accumulated by the caller, for example in a loop that ``add(_:)``, a call
+  /// across modules, would slow).
+  public init(count: Int, sum: SIMD3<Double>, sumOfOuterProducts: simd_double3x3) {
+    self.count = count
+    self.sum = sum
+    self.sumOfOuterProducts = sumOfOuterProducts
+  }
+
   /// The moments of `points`.
   public init(points: some Sequence<SIMD3<Double>>) {
     self.init()

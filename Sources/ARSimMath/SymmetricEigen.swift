@@ -1,3 +1,13 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#elseif canImport(ucrt)
+  import ucrt
+#endif
+
 /// The eigen-decomposition of a symmetric 3×3 matrix (for example a covariance), by cyclic Jacobi
 /// rotations.
 ///
@@ -116,4 +126,49 @@ private func jacobiRotate(_ a: UnsafeMutablePointer<Double>, _ v: UnsafeMutableP
       }
     }
   }
+}
+
+/// The eigenvalues of a symmetric 3×3 matrix in closed form (the trigonometric solution of its
+/// characteristic cubic, Smith 1961), ascending, and the unit eigenvector of the smallest: the cross
+/// product of two rows of `m − λ₀I`, the longest of the three such products. Only the symmetric part is
+/// used. The eigenvector is accurate when the smallest eigenvalue is well apart from the middle one (a
+/// plane's points: the spread across the plane far above the spread off it); nil when no row pair
+/// spans a plane (the smallest eigenvalue repeated). Several times faster than
+/// ``symmetricEigenDecomposition(_:)`` for the many small fits of a depth map's cells; its sign is
+/// arbitrary.
+public func smallestSymmetricEigenpair(
+  _ matrix: simd_double3x3
+) -> (eigenvalues: SIMD3<Double>, eigenvector: SIMD3<Double>?) {
+  let a00 = matrix[0, 0]
+  let a11 = matrix[1, 1]
+  let a22 = matrix[2, 2]
+  let a01 = (matrix[0, 1] + matrix[1, 0]) / 2
+  let a02 = (matrix[0, 2] + matrix[2, 0]) / 2
+  let a12 = (matrix[1, 2] + matrix[2, 1]) / 2
+  let off = a01 * a01 + a02 * a02 + a12 * a12
+  let q = (a00 + a11 + a22) / 3
+  let (b00, b11, b22) = (a00 - q, a11 - q, a22 - q)
+  let p = ((b00 * b00 + b11 * b11 + b22 * b22 + 2 * off) / 6).squareRoot()
+  let values: SIMD3<Double>
+  if p == 0 || !p.isFinite {
+    values = SIMD3(repeating: q)
+  } else {
+    // det(B)/2 with B = (m − qI)/p, in [−1, 1] up to rounding.
+    let det = b00 * (b11 * b22 - a12 * a12) - a01 * (a01 * b22 - a12 * a02) + a02 * (a01 * a12 - b11 * a02)
+    let r = min(max(det / (2 * p * p * p), -1), 1)
+    let phi = acos(r) / 3
+    let largest = q + 2 * p * cos(phi)
+    let smallest = q + 2 * p * cos(phi + 2 * Double.pi / 3)
+    values = SIMD3(smallest, 3 * q - largest - smallest, largest)
+  }
+  let r0 = SIMD3(a00 - values.x, a01, a02)
+  let r1 = SIMD3(a01, a11 - values.x, a12)
+  let r2 = SIMD3(a02, a12, a22 - values.x)
+  var best = simd_cross(r0, r1)
+  for c in [simd_cross(r0, r2), simd_cross(r1, r2)] where simd_length_squared(c) > simd_length_squared(best) {
+    best = c
+  }
+  let length = simd_length(best)
+  guard length > 0, length.isFinite else { return (values, nil) }
+  return (values, best / length)
 }

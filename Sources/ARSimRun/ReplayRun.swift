@@ -45,6 +45,8 @@ public final class ReplayRun {
     /// tracking, and how long the replay then waited for them (else false and 0).
     public var planesOverlapped = false
     public var planeWaitSeconds = 0.0
+    /// Wall-clock seconds from the start of the replay to the frame's delivery (monotonic clock).
+    public var elapsedSeconds = 0.0
     /// The number of anchors in the frame.
     public var anchorCount: Int
     /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
@@ -225,6 +227,7 @@ public final class ReplayRun {
       record.closedLoop = frame.closedLoop
       record.planesOverlapped = outcome.timings.planesOverlapped
       record.planeWaitSeconds = outcome.timings.planeWait
+      record.elapsedSeconds = (ContinuousClock.now - start).seconds
       if collectsPlaneAnchors { record.planeAnchors = frame.anchors.compactMap { $0 as? ARPlaneAnchor } }
       frames.append(record)
       try taps?.cast(before: frame, previous: previous, session: session)

@@ -25,7 +25,10 @@ enum BenchCommand {
     frame (depth sampling, RANSAC, anchor update), a median over all frames; the JSON also gives
     `planeFrames` and `planeDetectionMilliseconds`, the median over the frames on which detection ran,
     `trackingP90Milliseconds` (track + pose + map, 90th percentile), `mapMeanMilliseconds` and
-    `mapP90Milliseconds` (map upkeep: the keyframes pay the bundle adjustment).
+    `mapP90Milliseconds` (map upkeep: the keyframes pay the bundle adjustment). A third line
+    cuts the run into fifths: each fifth's frames per second of wall time and median plane stage,
+    and the whole run's rate over the first fifth's (1 when the replay keeps its speed as the map
+    grows).
 
     With --raycast, no recording is read: times ARSession.raycast against a synthetic, seeded frame
     of plane anchors with convex boundary polygons, queries from eye height aimed at the anchors
@@ -158,6 +161,10 @@ enum BenchCommand {
       print(String(format: "  relocalisation + loop closure: %.3f ms/frame (mean)", recognition))
       print("  " + timeline.summary)
       members += timeline.members
+      if let fifths = BenchFifths(frames) {
+        print("  " + fifths.summary)
+        members += fifths.members
+      }
       members.append(("recognitionMeanMilliseconds", .number(recognition)))
       reports.append(.object(members))
     }

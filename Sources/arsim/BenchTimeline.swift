@@ -71,3 +71,52 @@ struct BenchTimeline {
     ]
   }
 }
+
+/// How a replay's speed holds over its run: its frames cut into fifths, each fifth's frames per
+/// second of wall time (from the previous fifth's last frame to its own last), median tracking (track
+/// + pose + map) and median plane stage, and the whole run's rate over the first fifth's (1 when the replay keeps its speed as its map grows).
+struct BenchFifths {
+  /// Frames per second, per fifth.
+  var rates: [Double] = []
+  /// Tracking and plane stage milliseconds, medians per fifth.
+  var tracking: [Double] = []
+  var planes: [Double] = []
+  /// The whole run's frames per second over the first fifth's.
+  var runOverFirst = 0.0
+
+  init?(_ frames: [ReplayRun.FrameRecord]) {
+    guard frames.count >= 10 else { return nil }
+    var previousEnd = 0.0
+    for part in 0..<5 {
+      let slice = frames[(frames.count * part / 5)..<(frames.count * (part + 1) / 5)]
+      let end = slice.last!.elapsedSeconds
+      rates.append(Double(slice.count) / max(end - previousEnd, 1e-9))
+      previousEnd = end
+      func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] * 1000 }
+      tracking.append(median(slice.map { $0.timings.track + $0.timings.pose + $0.timings.map }))
+      planes.append(median(slice.map(\.planeSeconds)))
+    }
+    runOverFirst = Double(frames.count) / max(frames.last!.elapsedSeconds, 1e-9) / rates[0]
+  }
+
+  /// `over the run (fifths): ...` on one line.
+  var summary: String {
+    let rateCells = rates.map { String(format: "%.1f", $0) }.joined(separator: ", ")
+    func cells(_ values: [Double]) -> String {
+      values.map { String(format: "%.2f", $0) }.joined(separator: ", ")
+    }
+    return "over the run (fifths): frames/s " + rateCells + "; ms/frame (medians): tracking "
+      + cells(tracking) + ", planes " + cells(planes)
+      + String(format: "; the run's rate %.2fx the first fifth's", runOverFirst)
+  }
+
+  /// The figures as JSON members.
+  var members: [(String, JSON)] {
+    [
+      ("fifthsFramesPerSecond", .array(rates.map { .number($0) })),
+      ("fifthsTrackingMilliseconds", .array(tracking.map { .number($0) })),
+      ("fifthsPlanesMilliseconds", .array(planes.map { .number($0) })),
+      ("runRateOverFirstFifth", .number(runOverFirst)),
+    ]
+  }
+}

@@ -144,6 +144,28 @@ import Testing
     #expect(values == SIMD3(1, 5, 5))
   }
 
+  @Test("The closed-form smallest eigenpair agrees with the Jacobi solver on plane-like covariances")
+  func smallestEigenpairOfPlaneCovariances() throws {
+    var rng = SplitMix64(seed: 11)
+    for trial in 0..<500 {
+      // A cell's spread: centimetres across the plane, millimetres off it (and an exact plane).
+      let across = SIMD2(rng.uniform(1e-4, 1e-3), rng.uniform(1e-4, 1e-3))
+      let off = trial % 50 == 0 ? 0 : rng.uniform(0, 1e-5)
+      let r = simd_double3x3(rng.rotation())
+      let m = r * simd_double3x3(diagonal: SIMD3(across.x, off, across.y)) * r.transpose
+      let (values, vector) = smallestSymmetricEigenpair(m)
+      let (expected, vectors) = symmetricEigenDecomposition(m)
+      #expect(isClose(values, expected, 1e-15))
+      let normal = try #require(vector)
+      #expect(abs(simd_length(normal) - 1) < 1e-12)
+      #expect(abs(abs(simd_dot(normal, vectors.columns.0)) - 1) < 1e-9)
+    }
+    // A repeated smallest eigenvalue: no single normal.
+    let (values, vector) = smallestSymmetricEigenpair(simd_double3x3(diagonal: SIMD3(2, 2, 2)))
+    #expect(values == SIMD3(repeating: 2))
+    #expect(vector == nil)
+  }
+
   @Test("Moments moved by a rigid transform are the moments of the moved points")
   func momentsTransformed() throws {
     var random = SplitMix64(seed: 3)

@@ -105,6 +105,19 @@ import Testing
     #expect(abs(try number("wallOverSlowest") - wall / slowest) < 1e-9 * wall / slowest)
     let printed = try #require(Self.figure(in: result.stdout, after: "= ", before: " x slowest"))
     #expect(abs(printed - wall / slowest) <= 0.005 + 1e-9)
+    // The fifths: five rates whose frames add up to the run's over its wall time, five plane medians.
+    #expect(result.stdout.contains("  over the run (fifths): frames/s "), "\(result.stdout)")
+    let rates = try #require(report["fifthsFramesPerSecond"] as? [Double])
+    let planeMedians = try #require(report["fifthsPlanesMilliseconds"] as? [Double])
+    #expect(rates.count == 5 && planeMedians.count == 5)
+    #expect(rates.allSatisfy { $0 > 0 } && planeMedians.allSatisfy { $0 >= 0 })
+    let frames = try #require((report["frames"] as? NSNumber)?.doubleValue)
+    let seconds = (0..<5).reduce(0.0) { total, part in
+      total + Double(Int(frames) * (part + 1) / 5 - Int(frames) * part / 5) / rates[part]
+    }
+    // The run's rate over the first fifth's: the frames over the fifths' summed spans.
+    let runRate = frames / seconds
+    #expect(abs(try number("runRateOverFirstFifth") - runRate / rates[0]) < 1e-6 * runRate / rates[0])
   }
 
   @Test(.enabled(if: Datasets.exists("tabletop")))

@@ -80,7 +80,8 @@ package struct FrameSurfaceExtractor {
       for r in 0..<rows {
         for c in 0..<columns {
           // The cell's points in ARKit's camera frame (x right, y up, z backwards).
-          var moments = PlaneMoments()
+          // PlaneMoments.add's arithmetic, in this loop.
+          var (count, sum, outer) = (0, SIMD3<Double>.zero, simd_double3x3())
           var samples = 0
           for v in Swift.stride(from: r * cell + stride / 2, to: (r + 1) * cell, by: stride) {
             let row = v * depth.width
@@ -89,19 +90,24 @@ package struct FrameSurfaceExtractor {
               let z = metres[row + u]
               guard z.isFinite, z > 0, z <= maximumDepth else { continue }
               let d = Double(z)
-              moments.add(SIMD3(rayX[u] * d, -rayY[v] * d, -d))
+              let point = SIMD3(rayX[u] * d, -rayY[v] * d, -d)
+              count += 1
+              sum += point
+              outer.columns.0 += point * point.x
+              outer.columns.1 += point * point.y
+              outer.columns.2 += point * point.z
             }
           }
+          let moments = PlaneMoments(count: count, sum: sum, sumOfOuterProducts: outer)
           guard Double(moments.count) >= options.minimumValidShare * Double(samples), moments.count >= 4,
             let mean = moments.mean, let covariance = moments.covariance
           else { continue }
-          let (values, vectors) = symmetricEigenDecomposition(covariance)
+          let (values, vector) = smallestSymmetricEigenpair(covariance)
           // A patch, not a line of points: the middle spread well above the spread off the plane.
-          guard values.y > 9 * max(values.x, 0), values.y > 0 else { continue }
+          guard values.y > 9 * max(values.x, 0), values.y > 0, var normal = vector else { continue }
           let noise = options.noise(atDepth: -mean.z)
           let rms = max(values.x, 0).squareRoot()
           guard rms <= options.planarityMultiple * noise else { continue }
-          var normal = vectors.columns.0
           if simd_dot(normal, mean) > 0 { normal = -normal }
           guard -simd_dot(normal, simd_normalize(mean)) >= cosView else { continue }
           let worldNormal = rotation * normal

@@ -110,13 +110,13 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     var continued: [Int] = []
     var cellsByTrack: [Int: [Int64]] = [:]
     for t in tracks.indices where tracks[t].alive {
-      let track = tracks[t]
-      guard track.alignment == surface.alignment, track.facesUp == surface.facesUp,
-        simd_dot(track.plane.normal, surface.plane.normal) >= cosAngle,
-        track.plane.signedDistance(to: mean).magnitude <= reach
+      guard tracks[t].alignment == surface.alignment, tracks[t].facesUp == surface.facesUp,
+        simd_dot(tracks[t].plane.normal, surface.plane.normal) >= cosAngle,
+        tracks[t].plane.signedDistance(to: mean).magnitude <= reach
       else { continue }
-      let cells = track.cells(of: surface)
-      if cells.contains(where: { track.grid.hasNeighbour(of: $0, gap: surfaceOptions.associationGapCells) }) {
+      let cells = tracks[t].cells(of: surface)
+      let gap = surfaceOptions.associationGapCells
+      if cells.contains(where: { tracks[t].grid.hasNeighbour(of: $0, gap: gap) }) {
         continued.append(t)
         cellsByTrack[t] = cells
       }
@@ -137,7 +137,8 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     }
     guard let first = continued.first else {
       var track = SurfaceTrack(
-        identifier: identifiers.next(), surface: surface, frame: frame, cellSize: surfaceOptions.gridCellSize)
+        identifier: identifiers.next(), surface: surface, frame: frame, cellSize: surfaceOptions.gridCellSize,
+        minimumHits: minimumHits)
       track.add(
         surface, cells: track.cells(of: surface), frame: frame, time: timestamp,
         interval: surfaceOptions.sightingInterval)
@@ -169,14 +170,14 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     let cosAngle = cos(surfaceOptions.associationAngleDegrees * .pi / 180)
     for t in tracks.indices where tracks[t].alive && tracks[t].lastSeen == frame {
       for o in tracks.indices where o != t && tracks[o].alive && tracks[t].alive {
-        let (a, b) = (tracks[t], tracks[o])
-        guard a.alignment == b.alignment, a.facesUp == b.facesUp,
-          simd_dot(a.plane.normal, b.plane.normal) >= cosAngle,
-          let meanA = a.moments.mean, let meanB = b.moments.mean,
-          a.plane.signedDistance(to: meanB).magnitude <= surfaceOptions.associationDistance,
-          b.plane.signedDistance(to: meanA).magnitude <= surfaceOptions.associationDistance,
-          Self.touch(a, b, gap: surfaceOptions.associationGapCells)
-            || (a.alignment == .vertical && Self.boxesWithin(a, b, gap: surfaceOptions.verticalMergeGap))
+        guard tracks[t].alignment == tracks[o].alignment, tracks[t].facesUp == tracks[o].facesUp,
+          simd_dot(tracks[t].plane.normal, tracks[o].plane.normal) >= cosAngle,
+          let meanA = tracks[t].moments.mean, let meanB = tracks[o].moments.mean,
+          tracks[t].plane.signedDistance(to: meanB).magnitude <= surfaceOptions.associationDistance,
+          tracks[o].plane.signedDistance(to: meanA).magnitude <= surfaceOptions.associationDistance,
+          Self.touch(tracks[t], tracks[o], gap: surfaceOptions.associationGapCells)
+            || (tracks[t].alignment == .vertical
+              && Self.boxesWithin(tracks[t], tracks[o], gap: surfaceOptions.verticalMergeGap))
         else { continue }
         let (older, younger) = o < t ? (o, t) : (t, o)
         merge(younger, into: older, absorbed: &absorbed)
@@ -225,33 +226,62 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     let translation = cameraFromWorld.translation
     let maximumDepth = surfaceOptions.maximumDepth
     depth.metres.withUnsafeBufferPointer { metres in
+      let (width, height) = (Double(depth.width), Double(depth.height))
       for t in tracks.indices where tracks[t].alive {
-        var changed = false
-        let track = tracks[t]
-        for i in track.grid.keys.indices where track.grid.hits[i] > 0 {
-          let world = track.world(anchor2D: track.grid.centre(track.grid.keys[i]))
+        guard
+          Self.mayBeInView(
+            tracks[t], rotation: rotation, translation: translation, k: k, width: depth.width,
+            height: depth.height, maximumDepth: maximumDepth)
+        else { continue }
+        tracks[t].seeThrough(frame: frame) { world in
           let camera = rotation * world + translation
           let z = -camera.z
-          guard z > 0.1, z < maximumDepth else { continue }
+          guard z > 0.1, z < maximumDepth else { return false }
           let u = k.fx * camera.x / z + k.cx
           let v = -k.fy * camera.y / z + k.cy
-          guard u >= 0, v >= 0, u < Double(depth.width), v < Double(depth.height) else { continue }
+          guard u >= 0, v >= 0, u < width, v < height else { return false }
           let observed = metres[Int(v) * depth.width + Int(u)]
-          guard observed.isFinite,
-            Double(observed) > z + surfaceOptions.seeThroughMargin + 3 * surfaceOptions.noise(atDepth: z)
-          else { continue }
-          if tracks[t].grid.seeThrough(i, frame: frame) { changed = true }
+          return observed.isFinite
+            && Double(observed) > z + surfaceOptions.seeThroughMargin + 3 * surfaceOptions.noise(atDepth: z)
         }
-        if changed { tracks[t].dirty = true }
       }
     }
+  }
+
+  /// False when no cell centre of `track` can pass ``seeThrough(depth:intrinsics:pose:)``'s view test:
+  /// the box of its cells lies wholly behind the near limit (0.1 m), beyond `maximumDepth`, or beside
+  /// one edge of the image. Each test is linear in the camera frame (`u ≥ 0` is `fx·x + cx·z ≥ 0` for
+  /// `z > 0`), so the box's four corners failing one of them means every point inside fails it.
+  private static func mayBeInView(
+    _ track: SurfaceTrack, rotation: simd_double3x3, translation: SIMD3<Double>, k: CameraIntrinsics,
+    width: Int, height: Int, maximumDepth: Double
+  ) -> Bool {
+    let grid = track.grid
+    guard grid.low.x <= grid.high.x else { return false }
+    let low = SIMD2<Double>(Double(grid.low.x), Double(grid.low.y)) * grid.cellSize
+    let high = SIMD2<Double>(Double(grid.high.x + 1), Double(grid.high.y + 1)) * grid.cellSize
+    // For each test, whether every corner fails it (by a micrometre, so rounding cannot cull a cell).
+    var fails = [Bool](repeating: true, count: 6)
+    let (w, h) = (Double(width), Double(height))
+    let slack = 1e-6
+    for corner in [low, SIMD2(high.x, low.y), high, SIMD2(low.x, high.y)] {
+      let c = rotation * track.world(anchor2D: corner) + translation
+      let z = -c.z
+      let x = k.fx * c.x
+      let y = -k.fy * c.y
+      let margins = [
+        z - 0.1, maximumDepth - z, x + k.cx * z, (w - k.cx) * z - x, y + k.cy * z, (h - k.cy) * z - y,
+      ]
+      for m in margins.indices where margins[m] > -slack { fails[m] = false }
+    }
+    return !fails.contains(true)
   }
 
   /// Confirms the tracks seen often and large enough; removes confirmed ones left with less than half
   /// the area a new anchor needs (seen through: something that moved away).
   private func settle(changes: inout PlaneAnchorChanges) {
     for t in tracks.indices where tracks[t].alive {
-      let area = tracks[t].area(minimumHits: minimumHits)
+      let area = tracks[t].area
       if !tracks[t].confirmed {
         if tracks[t].framesSeen >= surfaceOptions.confirmationFrames && area >= surfaceOptions.minimumArea {
           tracks[t].confirmed = true
@@ -274,12 +304,12 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     for track in tracks
     where track.alive && track.confirmed && track.alignment == .horizontal && track.facesUp
       && -track.plane.offset <= cameraHeight - options.floorMinimumDepthBelowCamera
-      && track.area(minimumHits: minimumHits) >= options.floorMinimumArea
+      && track.area >= options.floorMinimumArea
     {
       floor = min(floor ?? -track.plane.offset, -track.plane.offset)
     }
     for t in tracks.indices where tracks[t].alive && tracks[t].confirmed {
-      let c = classification(of: tracks[t], floor: floor, cameraHeight: cameraHeight)
+      let c = classification(of: t, floor: floor, cameraHeight: cameraHeight)
       if c != tracks[t].classification {
         tracks[t].classification = c
         tracks[t].dirty = true
@@ -287,14 +317,13 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     }
   }
 
-  private func classification(of track: SurfaceTrack, floor: Double?, cameraHeight: Double)
-    -> ARPlaneAnchor.Classification
+  private func classification(of t: Int, floor: Double?, cameraHeight: Double) -> ARPlaneAnchor.Classification
   {
-    switch track.alignment {
+    switch tracks[t].alignment {
     case .horizontal:
       // A horizontal plane's height: the plane through y = h with normal ±y has offset ∓h.
-      let h = track.facesUp ? -track.plane.offset : track.plane.offset
-      if !track.facesUp {
+      let h = tracks[t].facesUp ? -tracks[t].plane.offset : tracks[t].plane.offset
+      if !tracks[t].facesUp {
         return h >= cameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
       }
       guard let floor else { return .none(.undetermined) }
@@ -304,21 +333,20 @@ package final class SurfacePlaneDetector: PlaneDetecting {
       if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
       return .none(.unknown)
     case .vertical:
-      if let floor, let box = track.verticalExtent(minimumHits: minimumHits),
+      if let floor, let box = tracks[t].verticalExtent(),
         (box.bottom - floor).magnitude <= options.doorFloorTolerance && options.doorWidth.contains(box.width)
           && options.doorHeight.contains(box.top - box.bottom)
       {
         return .door
       }
-      return track.area(minimumHits: minimumHits) >= options.wallMinimumArea ? .wall : .none(.unknown)
+      return tracks[t].area >= options.wallMinimumArea ? .wall : .none(.unknown)
     }
   }
 
   /// Reports track `t`: added when new, updated when it differs from its last report.
   private func report(_ t: Int, into changes: inout PlaneAnchorChanges) {
     let anchor = tracks[t].makeAnchor(
-      minimumHits: minimumHits, maximumBoundaryVertices: options.maximumBoundaryVertices,
-      sessionIdentifier: sessionIdentifier)
+      maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
     if let previous = tracks[t].reported {
       if !PlaneDetector.isSame(anchor, previous) { changes.updated.append(anchor) }
     } else {

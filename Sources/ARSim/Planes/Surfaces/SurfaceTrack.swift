@@ -5,14 +5,28 @@ import Foundation
 /// Cells are kept in the order they were first seen (deterministic iteration).
 struct SurfaceGrid {
   let cellSize: Double
+  /// The hits that make a cell part of the anchor's outline and area.
+  let minimumHits: Int32
   private var index = PlaneCellIndex()
   private(set) var keys: [Int64] = []
   private(set) var hits: [Int32] = []
   /// The detector frame in which each cell last changed, and the time of its last sighting (seconds).
   private var lastFrame: [Int32] = []
   private var lastSighting: [Double] = []
+  /// The cells with at least ``minimumHits``.
+  private(set) var occupied = 0
+  /// Changes whenever a cell reaches or drops below ``minimumHits``: the occupied set is the same
+  /// between two reads that see the same value.
+  private(set) var shapeVersion = 0
+  /// The smallest and largest cell coordinates of any key (cells keep their keys when their hits drop
+  /// to 0, so a box over all hit cells).
+  private(set) var low = SIMD2<Int64>(.max, .max)
+  private(set) var high = SIMD2<Int64>(.min, .min)
 
-  init(cellSize: Double) { self.cellSize = cellSize }
+  init(cellSize: Double, minimumHits: Int32) {
+    self.cellSize = cellSize
+    self.minimumHits = minimumHits
+  }
 
   var count: Int { keys.count }
 
@@ -24,24 +38,41 @@ struct SurfaceGrid {
   mutating func see(_ key: Int64, frame: Int32, time: Double, interval: Double) {
     if let i = index[key] {
       guard lastFrame[i] != frame, !(time - lastSighting[i] < interval) else { return }
-      hits[i] += 1
+      setHits(i, hits[i] + 1)
       lastFrame[i] = frame
       lastSighting[i] = time
     } else {
-      index.set(key, keys.count)
-      keys.append(key)
-      hits.append(1)
-      lastFrame.append(frame)
-      lastSighting.append(time)
+      append(key, hits: 1, frame: frame, time: time)
     }
   }
 
   /// Counts cell `i` as seen through in `frame` (once per frame, never below 0). True when it changed.
   mutating func seeThrough(_ i: Int, frame: Int32) -> Bool {
     guard lastFrame[i] != frame, hits[i] > 0 else { return false }
-    hits[i] -= 1
+    setHits(i, hits[i] - 1)
     lastFrame[i] = frame
     return true
+  }
+
+  private mutating func setHits(_ i: Int, _ value: Int32) {
+    let was = hits[i] >= minimumHits
+    hits[i] = value
+    if was != (value >= minimumHits) {
+      occupied += was ? -1 : 1
+      shapeVersion += 1
+    }
+  }
+
+  private mutating func append(_ key: Int64, hits h: Int32, frame: Int32, time: Double) {
+    index.set(key, keys.count)
+    keys.append(key)
+    hits.append(0)
+    lastFrame.append(frame)
+    lastSighting.append(time)
+    setHits(keys.count - 1, h)
+    let (x, y) = PlaneCells.components(key)
+    low = pointwiseMin(low, SIMD2(x, y))
+    high = pointwiseMax(high, SIMD2(x, y))
   }
 
   /// Adds `other`'s cells (same frame and cell size) with their hits.
@@ -49,13 +80,9 @@ struct SurfaceGrid {
     for (key, h) in zip(other.keys, other.hits) {
       let k = moving(key)
       if let i = index[k] {
-        hits[i] += h
+        setHits(i, hits[i] + h)
       } else {
-        index.set(k, keys.count)
-        keys.append(k)
-        hits.append(h)
-        lastFrame.append(-1)
-        lastSighting.append(-.infinity)
+        append(k, hits: h, frame: -1, time: -.infinity)
       }
     }
   }
@@ -109,9 +136,17 @@ struct SurfaceTrack {
   var confirmed = false
   var dirty = true
   var reported: ARPlaneAnchor?
+  /// The outline's convex hull (anchor 2-D) for the grid's ``SurfaceGrid/shapeVersion``: the cells stay
+  /// in the anchor's frame, so only a change of the occupied cells changes it.
+  private var hull: (shapeVersion: Int, points: [SIMD2<Double>])?
+  /// Changes whenever the anchor's frame moves (a world correction).
+  private var frameVersion = 0
+  /// ``verticalExtent()`` for the grid's shape version and the frame version.
+  private var extent:
+    (shapeVersion: Int, frameVersion: Int, value: (bottom: Double, top: Double, width: Double)?)?
 
   /// A track for `surface`, its anchor frame on the surface's plane at the centre of its cells.
-  init(identifier: UUID, surface: FrameSurface, frame: Int32, cellSize: Double) {
+  init(identifier: UUID, surface: FrameSurface, frame: Int32, cellSize: Double, minimumHits: Int32) {
     self.identifier = identifier
     alignment = surface.alignment
     facesUp = surface.facesUp
@@ -124,7 +159,7 @@ struct SurfaceTrack {
     let centre = surface.points.reduce(SIMD3<Double>.zero, +) / Double(surface.points.count)
     origin = surface.plane.project(centre)
     rotation = simd_double3x3(x, y, simd_cross(x, y))
-    grid = SurfaceGrid(cellSize: cellSize)
+    grid = SurfaceGrid(cellSize: cellSize, minimumHits: minimumHits)
   }
 
   /// A world point in anchor 2-D coordinates `(x, −z)`, metres (projected along the anchor's y axis).
@@ -138,10 +173,20 @@ struct SurfaceTrack {
     origin + rotation.columns.0 * p.x - rotation.columns.2 * p.y
   }
 
-  /// The cells of the anchor's grid that `surface`'s footprint points fall in (a cell once per
-  /// point: ``SurfaceGrid/see(_:frame:time:interval:)`` counts each once a frame).
+  /// The cells of the anchor's grid that `surface`'s footprint points fall in, each once, in the order
+  /// of the first point in it (``SurfaceGrid/see(_:frame:time:interval:)`` counts a cell once a frame,
+  /// so the repeats of a cell would change nothing but the work).
   func cells(of surface: FrameSurface) -> [Int64] {
-    surface.points.map { grid.key(anchor2D($0)) }
+    var seen = Set<Int64>(minimumCapacity: surface.points.count / 8)
+    var cells: [Int64] = []
+    var last: Int64?
+    for point in surface.points {
+      let key = grid.key(anchor2D(point))
+      // Neighbouring points mostly share a cell: the set is asked only when the cell changes.
+      if key != last, seen.insert(key).inserted { cells.append(key) }
+      last = key
+    }
+    return cells
   }
 
   /// Adds `surface` as seen in `frame` at `time` (its cells already worked out by ``cells(of:)``);
@@ -156,6 +201,17 @@ struct SurfaceTrack {
     lastSeen = frame
     refit()
     dirty = true
+  }
+
+  /// Takes a sighting from each cell with hits whose centre (world, on the anchor's plane)
+  /// `isSeenThrough` says this frame's depth lies beyond; marks the track dirty when one changed.
+  mutating func seeThrough(frame: Int32, isSeenThrough: (SIMD3<Double>) -> Bool) {
+    var changed = false
+    for i in grid.keys.indices
+    where grid.hits[i] > 0 && isSeenThrough(world(anchor2D: grid.centre(grid.keys[i]))) {
+      if grid.seeThrough(i, frame: frame) { changed = true }
+    }
+    if changed { dirty = true }
   }
 
   /// Takes in `other` (the same surface): its moments and cells (moved into this anchor's frame).
@@ -178,10 +234,8 @@ struct SurfaceTrack {
     }
   }
 
-  /// Occupied cells' area, square metres.
-  func area(minimumHits: Int32) -> Double {
-    Double(grid.hits.reduce(0) { $0 + ($1 >= minimumHits ? 1 : 0) }) * grid.cellSize * grid.cellSize
-  }
+  /// Occupied cells' area (cells with the grid's minimum hits), square metres.
+  var area: Double { Double(grid.occupied) * grid.cellSize * grid.cellSize }
 
   /// Moves the track with a rigid correction of the world (`newWorldFromOld`): moments, plane and frame
   /// move with it; the frame is levelled again (a horizontal anchor's y axis up, a vertical anchor's y
@@ -209,22 +263,17 @@ struct SurfaceTrack {
       x = GravityAlignedPlane.axes(normal: y, alignment: .vertical).0
     }
     rotation = simd_double3x3(x, y, simd_cross(x, y))
+    frameVersion += 1
     dirty = true
   }
 
   /// The anchor as ARKit would report it now: its outline the convex hull of the large 8-connected
-  /// groups of occupied cells (``outlineCells(minimumHits:)``: a few cells apart from them, seen
-  /// across a gap, would stretch the hull over what is not the surface), each cell taken as the half
-  /// of it around its centre.
-  func makeAnchor(minimumHits: Int32, maximumBoundaryVertices: Int, sessionIdentifier: UUID?) -> ARPlaneAnchor
-  {
-    var corners: [SIMD2<Double>] = []
-    let half = grid.cellSize / 4
-    for key in outlineCells(minimumHits: minimumHits) {
-      let c = grid.centre(key)
-      corners += [
-        c + SIMD2(-half, -half), c + SIMD2(half, -half), c + SIMD2(half, half), c + SIMD2(-half, half),
-      ]
+  /// groups of occupied cells (``SurfaceGrid/outlineRows()``: a few cells apart from them, seen across a gap,
+  /// would stretch the hull over what is not the surface), each cell taken as the half of it around
+  /// its centre.
+  mutating func makeAnchor(maximumBoundaryVertices: Int, sessionIdentifier: UUID?) -> ARPlaneAnchor {
+    if hull?.shapeVersion != grid.shapeVersion {
+      hull = (grid.shapeVersion, outlineHull())
     }
     let z = rotation.columns.2
     let transform = simd_float4x4(
@@ -232,51 +281,37 @@ struct SurfaceTrack {
       SIMD4<Float>(SIMD4(z, 0)), SIMD4<Float>(SIMD4(origin, 1)))
     return PlaneTrack.anchor(
       identifier: identifier, transform: transform, alignment: alignment,
-      outline: Polygon2D.convexHull(corners), normal: rotation.transpose * plane.normal,
+      outline: hull?.points ?? [], normal: rotation.transpose * plane.normal,
       offset: plane.signedDistance(to: origin), maximumBoundaryVertices: maximumBoundaryVertices,
       classification: classification, sessionIdentifier: sessionIdentifier)
   }
 
-  /// The cells with at least `minimumHits` of the outline: their 8-connected groups of at least a
-  /// quarter of the largest's size (in the order cells were first seen).
-  func outlineCells(minimumHits: Int32) -> [Int64] {
-    var group = PlaneCellIndex(minimumCapacity: grid.count)
-    for (i, key) in grid.keys.enumerated() where grid.hits[i] >= minimumHits { group.set(key, 0) }
-    var groups: [[Int64]] = []
-    var label = 0
-    var stack: [Int64] = []
-    for (i, key) in grid.keys.enumerated() where grid.hits[i] >= minimumHits && group[key] == 0 {
-      label += 1
-      group.set(key, label)
-      stack = [key]
-      var members: [Int64] = []
-      while let k = stack.popLast() {
-        members.append(k)
-        let (x, y) = PlaneCells.components(k)
-        for dy in -1...1 {
-          for dx in -1...1 where dx != 0 || dy != 0 {
-            let n = PlaneCells.key(x + Int64(dx), y + Int64(dy))
-            if group[n] == 0 {
-              group.set(n, label)
-              stack.append(n)
-            }
-          }
-        }
+  /// The convex hull of the inner halves of the cells of the outline groups
+  /// (``SurfaceGrid/outlineRows()``). Only the first and last cell of each row can hold a vertex (the
+  /// cells between lie between them), so only theirs go to the hull.
+  private func outlineHull() -> [SIMD2<Double>] {
+    var corners: [SIMD2<Double>] = []
+    let half = grid.cellSize / 4
+    for row in grid.outlineRows() {
+      for x in row.first == row.last ? [row.first] : [row.first, row.last] {
+        let c = grid.centre(PlaneCells.key(x, row.y))
+        corners += [
+          c + SIMD2(-half, -half), c + SIMD2(half, -half), c + SIMD2(half, half), c + SIMD2(-half, half),
+        ]
       }
-      groups.append(members)
     }
-    // The groups of at least a quarter of the largest's cells: a wall on both sides of a door, not a
-    // few cells seen across a gap.
-    let largest = groups.map(\.count).max() ?? 0
-    return groups.filter { 4 * $0.count >= largest }.flatMap { $0 }
+    return Polygon2D.convexHull(corners)
   }
 
   /// The occupied cells' extent along world up (vertical anchors: bottom and top, metres) and across
   /// (width, metres), for classification.
-  func verticalExtent(minimumHits: Int32) -> (bottom: Double, top: Double, width: Double)? {
+  mutating func verticalExtent() -> (bottom: Double, top: Double, width: Double)? {
+    if let extent, extent.shapeVersion == grid.shapeVersion, extent.frameVersion == frameVersion {
+      return extent.value
+    }
     var (bottom, top) = (Double.infinity, -Double.infinity)
     var (left, right) = (Double.infinity, -Double.infinity)
-    for (key, h) in zip(grid.keys, grid.hits) where h >= minimumHits {
+    for (key, h) in zip(grid.keys, grid.hits) where h >= grid.minimumHits {
       let c = grid.centre(key)
       let w = world(anchor2D: c)
       bottom = min(bottom, w.y - grid.cellSize / 2)
@@ -284,6 +319,8 @@ struct SurfaceTrack {
       left = min(left, c.x - grid.cellSize / 2)
       right = max(right, c.x + grid.cellSize / 2)
     }
-    return bottom < top ? (bottom, top, right - left) : nil
+    let value = bottom < top ? (bottom, top, right - left) : nil
+    extent = (grid.shapeVersion, frameVersion, value)
+    return value
   }
 }
