@@ -109,6 +109,8 @@ public final class ReplayRun {
     sourceOptions.decodeColor = options.decodeColor
     sourceOptions.intrinsicsOverride = options.intrinsics
     let configuration = ARWorldTrackingConfiguration()
+    // Images are decoded at the size they are tracked at; in full only when something reads them.
+    sourceOptions.trackingMaxSide = configuration.tracking.trackingMaxSide
     if let scale = options.monocularScale { configuration.tracking.monocularScale = scale }
     configuration.tracking.loopClosure.enabled = options.closesLoops
     guard options.threads >= 1 else {

@@ -247,7 +247,7 @@ public struct ARSimRecordingSource: FrameSource {
     lastTimestamp = timestamp
     let line = index.lineNumber
     var image: CapturedImage?
-    var color: DeferredColorImage?
+    var file: FileImage?
     if fields[1] == "-", !info.hasImages {
       image = nil
     } else if fields[1] == "-" {
@@ -261,9 +261,9 @@ public struct ARSimRecordingSource: FrameSource {
       }
       image = frame
     } else {
-      (image, color) = try FrameFiles.image(
+      file = try FrameFiles.image(
         FrameFiles.resolve(fields[1], in: info.path), color: options.decodeColor,
-        intrinsics: info.intrinsics, listedIn: index.path, line: line)
+        intrinsics: info.intrinsics, maxSide: options.trackingMaxSide, listedIn: index.path, line: line)
     }
     var depth: DepthImage?
     var confidence: ConfidenceMap?
@@ -283,7 +283,7 @@ public struct ARSimRecordingSource: FrameSource {
       index: nextIndex, timestamp: timestamp, image: image, depth: depth,
       imu: try imu?.samples(through: timestamp) ?? [], groundTruth: try trajectory?.pose(at: timestamp),
       confidence: confidence)
-    frame.deferredColor = color
+    file?.apply(to: &frame)
     nextIndex += 1
     return frame
   }

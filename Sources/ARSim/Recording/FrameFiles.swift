@@ -20,16 +20,47 @@ enum FrameFiles {
     return data
   }
 
-  /// Decodes an image file (PNG or JPEG) as grey and checks its size against the intrinsics;
-  /// with `color`, also returns its colour, decoded when first read.
+  /// Reads an image file (PNG or JPEG) for a frame and checks its size against the intrinsics: in
+  /// grey, and with `color` its colour decoded when first read. With ``FrameSourceOptions/trackingMaxSide``
+  /// `maxSide`, a JPEG that tracking reduces, with sides the reduction divides, is decoded reduced
+  /// (libjpeg's DCT scaling, ``ImageCodec/decodeGray(_:reduction:)``: far less work than the whole
+  /// image) for the frame's tracking image, and in full only when the frame's image is first read. A
+  /// file that does not decode, or does not match the intrinsics, is an error here either way.
   static func image(
-    _ path: String, color: Bool, intrinsics: CameraIntrinsics, listedIn index: String, line: Int
-  ) throws(RecordingError) -> (image: CapturedImage, color: DeferredColorImage?) {
+    _ path: String, color: Bool, intrinsics: CameraIntrinsics, maxSide: Int? = nil, listedIn index: String,
+    line: Int
+  ) throws(RecordingError) -> FileImage {
     let data = try bytes(path, listedIn: index, line: line)
-    return (
-      try grayImage(data, path: path, intrinsics: intrinsics),
-      color ? DeferredColorImage(path: path, bytes: data) : nil
-    )
+    return try image(data, path: path, color: color, intrinsics: intrinsics, maxSide: maxSide)
+  }
+
+  /// ``image(_:color:intrinsics:maxSide:listedIn:line:)`` for a file's bytes.
+  static func image(
+    _ data: [UInt8], path: String, color: Bool, intrinsics: CameraIntrinsics, maxSide: Int?
+  ) throws(RecordingError) -> FileImage {
+    let deferredColor = color ? DeferredColorImage(path: path, bytes: data) : nil
+    let reduction = TrackerOptions.reduction(
+      width: intrinsics.width, height: intrinsics.height, maxSide: maxSide ?? 0)
+    guard reduction > 1, intrinsics.width % reduction == 0, intrinsics.height % reduction == 0,
+      data.starts(with: [0xFF, 0xD8, 0xFF])
+    else {
+      return FileImage(image: try grayImage(data, path: path, intrinsics: intrinsics), color: deferredColor)
+    }
+    let reduced: GrayImage
+    do {
+      reduced = try ImageCodec.decodeGray(data, reduction: reduction)
+    } catch {
+      throw RecordingError(file: path, error.message)
+    }
+    guard reduced.width * reduction == intrinsics.width, reduced.height * reduction == intrinsics.height
+    else {
+      throw RecordingError(
+        file: path,
+        "image is about \(reduced.width * reduction)x\(reduced.height * reduction) but the intrinsics are for \(intrinsics.width)x\(intrinsics.height)"
+      )
+    }
+    return FileImage(
+      image: nil, color: deferredColor, reduced: (reduced, DeferredGrayImage(path: path, bytes: data)))
   }
 
   /// Decodes an image file's bytes as grey and checks the size against the intrinsics.
@@ -125,5 +156,26 @@ enum FrameFiles {
       throw RecordingError(file: video.path, "video has fewer frames than the index lists")
     }
     return image
+  }
+}
+
+/// An image file as a reader read it for a frame (``FrameFiles/image(_:color:intrinsics:maxSide:listedIn:line:)``):
+/// decoded in grey, or decoded reduced for tracking with the full grey image deferred; and its colour,
+/// deferred, when asked for.
+struct FileImage {
+  /// The grey image, when decoded in full.
+  var image: CapturedImage?
+  var color: DeferredColorImage?
+  /// The image reduced for tracking and the full grey image, decoded when first read.
+  var reduced: (image: GrayImage, full: DeferredGrayImage)?
+
+  /// Gives `frame` this image (and its colour).
+  func apply(to frame: inout RecordedFrame) {
+    if let reduced {
+      frame.setImage(reducedForTracking: reduced.image, full: reduced.full)
+    } else {
+      frame.image = image
+    }
+    frame.deferredColor = color
   }
 }

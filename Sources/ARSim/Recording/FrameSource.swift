@@ -56,7 +56,20 @@ public struct RecordedFrame: Sendable {
   /// The image, `intrinsics.width` x `intrinsics.height`; nil when the recording holds no images
   /// (`RecordingInfo.hasImages` false: a Stray Scanner folder without its video), which only the
   /// depth-only tracking mode can replay.
-  public var image: CapturedImage?
+  public var image: CapturedImage? {
+    get { storedImage ?? deferredGray?.image.map { .gray($0) } }
+    set {
+      storedImage = newValue
+      deferredGray = nil
+    }
+  }
+  /// ``image`` as the reader made it, without decoding a deferred one.
+  package private(set) var storedImage: CapturedImage?
+  /// ``image`` when the reader decoded only its reduced version for tracking (``trackingImage``): the
+  /// full image is decoded on first read of ``image``.
+  package private(set) var deferredGray: DeferredGrayImage?
+  /// Whether the frame has an image (decoded or deferred), without decoding it.
+  package var hasImage: Bool { storedImage != nil || deferredGray != nil }
   /// Depth in metres registered to the image, NaN where unknown, at the depth sensor's own
   /// resolution: `RecordingInfo.depthIntrinsics` (the image's intrinsics scaled to the depth size;
   /// phones record 256x192 depth under a 1920x1440 image). Nil without a depth sensor.
@@ -97,6 +110,22 @@ public struct RecordedFrame: Sendable {
   /// (with ``kltPyramid``) and it is smaller than ``image`` (``TrackerOptions/trackingMaxSide``).
   package var trackingImage: GrayImage?
 
+  /// The grey image tracked at `size` (the image reduced `reduction` times): ``trackingImage`` when the
+  /// reader or the reading thread made it at that size, else ``image`` reduced (decoding it when
+  /// deferred); nil without an image.
+  package func trackingImage(size: (width: Int, height: Int), reduction: Int) -> GrayImage? {
+    if let made = trackingImage, made.width == size.width, made.height == size.height { return made }
+    return image.map { $0.gray.reduced(by: reduction) }
+  }
+
+  /// Gives the frame an image decoded reduced for tracking: `reduced` is its ``trackingImage``,
+  /// `full` its ``image``, decoded when first read.
+  package mutating func setImage(reducedForTracking reduced: GrayImage, full: DeferredGrayImage) {
+    storedImage = nil
+    deferredGray = full
+    trackingImage = reduced
+  }
+
   /// Creates a frame.
   public init(
     index: Int, timestamp: Double, image: CapturedImage?, depth: DepthImage?, imu: [IMUSample],
@@ -104,7 +133,7 @@ public struct RecordedFrame: Sendable {
   ) {
     self.index = index
     self.timestamp = timestamp
-    self.image = image
+    storedImage = image
     self.depth = depth
     self.confidence = confidence
     self.imu = imu
@@ -191,6 +220,11 @@ public struct FrameSourceOptions: Sendable, Codable, Equatable {
   /// Keep each image file's bytes in ``RecordedFrame/encodedImage`` (for lossless conversion).
   /// Default false.
   public var keepEncodedImages: Bool = false
+  /// The tracker's ``TrackerOptions/trackingMaxSide``, when the frames are for tracking: a JPEG image
+  /// tracking reduces (``TrackerOptions/reduction(width:height:maxSide:)``) is then decoded reduced
+  /// as it is read (``RecordedFrame/trackingImage``, far less work than the whole image) and in full
+  /// only when ``RecordedFrame/image`` is first read. Default nil: images are decoded in full.
+  public var trackingMaxSide: Int? = nil
 
   /// The defaults.
   public init() {}

@@ -38,6 +38,29 @@ package final class LazyValue<Value: Sendable>: Sendable {
   }
 }
 
+/// A frame's image file in grey at its full size, decoded the first time it is read: the reader
+/// decoded it reduced for tracking (``FrameSourceOptions/trackingMaxSide``), so the full image costs
+/// nothing until an app or a tool reads `ARFrame.capturedImage` or ``RecordedFrame/image``.
+public final class DeferredGrayImage: Sendable {
+  /// The image file the image comes from.
+  public let path: String
+  private let decoded: LazyValue<GrayImage?>
+
+  /// The full grey image of the file `path`, whose bytes are `bytes` (already decoded reduced once, so
+  /// they are a valid JPEG).
+  package init(path: String, bytes: [UInt8]) {
+    self.path = path
+    decoded = LazyValue { try? ImageCodec.decodeGray(bytes) }
+  }
+
+  /// The grey image, decoded on first read; nil only if the file, which decoded reduced, cannot be
+  /// decoded in full.
+  public var image: GrayImage? { decoded.value }
+
+  /// Whether ``image`` has been read (and so decoded).
+  package var isDecoded: Bool { decoded.isReady }
+}
+
 /// The colour of a frame's image file, decoded the first time it is read: tracking needs only
 /// the grey image, so colour costs nothing until an app or `arsim render` reads
 /// `ARFrame.capturedImage` (see ``FrameSourceOptions/decodeColor``).

@@ -50,7 +50,7 @@ public final class ARFrame: Sendable {
   /// first read of this property, not before), else grey; nil when the recording holds no images
   /// (replayed by depth-only tracking).
   public var capturedImage: CapturedImage? {
-    CapturedImage.seen(image, color: deferredColor)
+    CapturedImage.seen(image ?? deferredGray?.image.map { .gray($0) }, color: deferredColor)
   }
   /// Depth registered to the image, when the recording has it.
   public let sceneDepth: ARDepthData?
@@ -68,14 +68,18 @@ public final class ARFrame: Sendable {
   public let worldMappingStatus: WorldMappingStatus
   /// The session's raycast against the world as it was at a frame, for ``hitTest(_:types:)``.
   let raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])?
-  /// The image as read (grey when `deferredColor` holds its colour).
+  /// The image as read (grey when `deferredColor` holds its colour), or nil and its grey version in
+  /// `deferredGray` when the reader decoded it only reduced for tracking.
   private let image: CapturedImage?
+  private let deferredGray: DeferredGrayImage?
   private let deferredColor: DeferredColorImage?
   private let light: LazyValue<ARLightEstimate?>?
 
   package init(
     timestamp: TimeInterval, camera: ARCamera, anchors: [ARAnchor], rawFeaturePoints: ARPointCloud?,
-    capturedImage: CapturedImage?, deferredColor: DeferredColorImage? = nil, sceneDepth: ARDepthData?,
+    capturedImage: CapturedImage?, deferredGray: DeferredGrayImage? = nil,
+    deferredColor: DeferredColorImage? = nil,
+    sceneDepth: ARDepthData?,
     frameIndex: Int, poseSource: PoseSource? = nil, closedLoop: Bool = false, isViewMapped: Bool? = nil,
     estimatesLight: Bool = false,
     raycaster: (@Sendable (ARRaycastQuery, ARFrame) -> [ARRaycastResult])? = nil
@@ -83,7 +87,8 @@ public final class ARFrame: Sendable {
     light =
       estimatesLight
       ? LazyValue {
-        CapturedImage.seen(capturedImage, color: deferredColor).flatMap { ARLightEstimate(image: $0) }
+        CapturedImage.seen(capturedImage ?? deferredGray?.image.map { .gray($0) }, color: deferredColor)
+          .flatMap { ARLightEstimate(image: $0) }
       } : nil
     worldMappingStatus = Self.mappingStatus(
       camera: camera, featureCount: rawFeaturePoints?.count ?? 0, isViewMapped: isViewMapped)
@@ -93,6 +98,7 @@ public final class ARFrame: Sendable {
     self.anchors = anchors
     self.rawFeaturePoints = rawFeaturePoints
     image = capturedImage
+    self.deferredGray = deferredGray
     self.deferredColor = deferredColor
     self.sceneDepth = sceneDepth
     self.frameIndex = frameIndex

@@ -373,7 +373,7 @@ public final class ARSession: @unchecked Sendable {
   ) -> RecordedFrame? {
     guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
     guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
-      frame.image != nil || configuration.tracking.mode(for: info) == .depth
+      frame.hasImage || configuration.tracking.mode(for: info) == .depth
     else { return nil }
     return frame
   }
@@ -456,7 +456,8 @@ public final class ARSession: @unchecked Sendable {
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,
       anchors: book.anchors(planes: planes) + meshStage.anchors,
-      rawFeaturePoints: features, capturedImage: recorded.image, deferredColor: recorded.deferredColor,
+      rawFeaturePoints: features, capturedImage: recorded.storedImage, deferredGray: recorded.deferredGray,
+      deferredColor: recorded.deferredColor,
       sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
       frameIndex: recorded.index,
       poseSource: tracked.source, closedLoop: tracked.worldDeformation != nil,

@@ -151,9 +151,9 @@ package final class CameraTracker {
     guard resolved.mode != .depth else { return nil }
     let params = resolved.kltParams
     let reduction = resolved.trackingReduction(for: info.intrinsics)
+    let size = (info.intrinsics.width / reduction, info.intrinsics.height / reduction)
     return { frame in
-      guard let image = frame.image else { return }
-      let gray = image.gray.reduced(by: reduction)
+      guard let gray = frame.trackingImage(size: size, reduction: reduction) else { return }
       frame.kltPyramid = try? KLTPyramid(gray, params: params)
       if reduction > 1 { frame.trackingImage = gray }
     }
@@ -217,8 +217,8 @@ package final class CameraTracker {
     // Recordings without images reach here only in depth-only mode (ARReplay checks), whose
     // odometry reads no image.
     let gray =
-      frame.trackingImage
-      ?? frame.image.map { $0.gray.reduced(by: reduction) } ?? GrayImage(width: 0, height: 0, pixels: [])
+      frame.trackingImage(size: (trackingIntrinsics.width, trackingIntrinsics.height), reduction: reduction)
+      ?? GrayImage(width: 0, height: 0, pixels: [])
     let masked = frame.depth(minConfidence: options.minDepthConfidence)
     let depth = masked.map {
       FrameDepth(

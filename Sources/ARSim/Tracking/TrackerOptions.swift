@@ -43,7 +43,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// KLT pyramid levels above the base. Default 3.
   public var kltLevels: Int = 3
   /// Images whose longer side exceeds this many pixels are tracked at a half, a quarter, ... of their
-  /// size, the largest that fits (``GrayImage/reduced(by:)``): a phone's full 1440x1920 colour is
+  /// size, the largest that fits (``GrayImage/reduced(by:)``, or libjpeg's DCT scaling when the reader
+  /// decodes a JPEG at that size: ``FrameSourceOptions/trackingMaxSide``): a phone's full 1440x1920 colour is
   /// tracked at 720x960, as phone apps export it, a quarter of the pixels for the same features
   /// (which the pixel settings here, KLT window, feature spacing and thresholds, are set for); smaller
   /// images keep the precision of their full size. Depth-only tracking reads no image. What the
@@ -128,10 +129,14 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   /// How many times smaller (a power of two) images of `intrinsics` are tracked
   /// (``trackingMaxSide``).
   package func trackingReduction(for intrinsics: CameraIntrinsics) -> Int {
+    Self.reduction(width: intrinsics.width, height: intrinsics.height, maxSide: trackingMaxSide)
+  }
+
+  /// How many times smaller (a power of two) an image of `width` x `height` is tracked with
+  /// ``trackingMaxSide`` `maxSide` (0: never reduced).
+  package static func reduction(width: Int, height: Int, maxSide: Int) -> Int {
     var reduction = 1
-    while trackingMaxSide > 0, max(intrinsics.width, intrinsics.height) / reduction > trackingMaxSide {
-      reduction *= 2
-    }
+    while maxSide > 0, max(width, height) / reduction > maxSide { reduction *= 2 }
     return reduction
   }
 

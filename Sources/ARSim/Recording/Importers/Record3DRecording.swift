@@ -202,7 +202,9 @@ public struct Record3DRecordingSource: FrameSource {
     let imagePath = archive == nil ? info.path + "/" + imageName : info.path + ":" + imageName
     let imageBytes = try bytes(
       imageName, limit: Self.jpegLimit(width: k.width, height: k.height), "a \(k.width)x\(k.height) JPEG")
-    let image = try FrameFiles.grayImage(imageBytes, path: imagePath, intrinsics: k)
+    let image = try FrameFiles.image(
+      imageBytes, path: imagePath, color: options.decodeColor, intrinsics: k, maxSide: options.trackingMaxSide
+    )
     var depth: DepthImage?
     var confidence: ConfidenceMap?
     if options.loadDepth {
@@ -230,9 +232,9 @@ public struct Record3DRecordingSource: FrameSource {
     }
     let worldFromGL = Self.transform(poses[i])
     var frame = RecordedFrame(
-      index: nextIndex, timestamp: timestamps[i], image: image, depth: depth, imu: [],
+      index: nextIndex, timestamp: timestamps[i], image: nil, depth: depth, imu: [],
       groundTruth: worldFromGL * cameraFromOptical, confidence: confidence)
-    if options.decodeColor { frame.deferredColor = DeferredColorImage(path: imagePath, bytes: imageBytes) }
+    image.apply(to: &frame)
     if options.keepEncodedImages { frame.encodedImage = (imageBytes, "jpg") }
     nextIndex += 1
     return frame
