@@ -165,9 +165,10 @@ open class ARView {
         public static let occlusion = Options(rawValue: 1 << 0)
         /// Real surfaces receive virtual shadows and light (accepted; nothing is drawn).
         public static let receivesLighting = Options(rawValue: 1 << 1)
-        /// Physics bodies collide with the detected planes (each a slab under the plane's extent).
+        /// Physics bodies collide with the reconstructed mesh (its triangles, with scene reconstruction),
+        /// or else with the detected planes (each a slab under the plane's extent).
         public static let physics = Options(rawValue: 1 << 2)
-        /// The detected planes are collision surfaces (for ARSim's physics, as ``physics``).
+        /// The mesh, or the detected planes, are collision surfaces (for ARSim's physics, as ``physics``).
         public static let collision = Options(rawValue: 1 << 3)
         /// RealityKit's default: nothing.
         public static let `default`: Options = []

@@ -6,7 +6,8 @@ import Foundation
 // Contract: fixed steps of ``PhysicsWorld/step`` seconds (the frame intervals are accumulated, so the
 // same recording gives the same motion); gravity along the world's −y (ARSim's world is gravity-aligned);
 // dynamic bodies collide with every other solid collision shape whose filters agree (boxes, spheres,
-// and with `sceneUnderstanding` `.physics`/`.collision` the detected planes), exchange impulses along
+// and with `sceneUnderstanding` `.physics`/`.collision` the reconstructed mesh's triangles, or the
+// detected planes when the session has no mesh), exchange impulses along
 // the contact normal with restitution and Coulomb friction, and are pushed out of overlaps. Contact
 // impulses act through the body's origin: collisions stop, bounce and slide bodies but do not make
 // them tip or spin (forces and impulses applied at a point do turn them), and a contact slows a
@@ -20,12 +21,15 @@ struct WorldShape {
     case box(center: SIMD3<Float>, axes: simd_float3x3, half: SIMD3<Float>)
     /// A sphere: its centre and radius, metres.
     case sphere(center: SIMD3<Float>, radius: Float)
+    /// A mesh anchor's triangles (static only).
+    case mesh(CollisionMesh)
   }
   var kind: Kind
 
   var center: SIMD3<Float> {
     switch kind {
     case .box(let c, _, _), .sphere(let c, _): c
+    case .mesh(let mesh): (mesh.low + mesh.high) / 2
     }
   }
 
@@ -34,6 +38,7 @@ struct WorldShape {
     switch kind {
     case .box(_, _, let half): simd_length(half)
     case .sphere(_, let radius): radius
+    case .mesh(let mesh): simd_length(mesh.high - mesh.low) / 2
     }
   }
 
@@ -76,6 +81,21 @@ enum Collide {
       return hit
     case (.box(let ca, let aa, let ha), .box(let cb, let ab, let hb)):
       return boxBox(ca, aa, ha, cb, ab, hb)
+    case (.mesh(let mesh), .box(let c, let axes, let half)):
+      return meshBox(mesh, c, axes, half)
+    case (.box(let c, let axes, let half), .mesh(let mesh)):
+      guard var hit = meshBox(mesh, c, axes, half) else { return nil }
+      hit.normal = -hit.normal
+      return hit
+    case (.mesh(let mesh), .sphere(let center, let radius)):
+      return meshSphere(mesh, center, radius)
+    case (.sphere(let center, let radius), .mesh(let mesh)):
+      guard var hit = meshSphere(mesh, center, radius) else { return nil }
+      hit.normal = -hit.normal
+      return hit
+    case (.mesh, .mesh):
+      // Both are static: they never need a contact.
+      return nil
     }
   }
 
@@ -170,6 +190,11 @@ final class PhysicsWorld {
   var touching: [PairKey: (Entity, Entity)] = [:]
   /// The entities standing for detected planes, by plane identifier (kept while the plane is).
   private var planeEntities: [UUID: SceneUnderstandingEntity] = [:]
+  /// The entities and triangles standing for mesh anchors, by anchor identifier (kept while the anchor
+  /// is; the triangles rebuilt when the session hands out a new anchor for the chunk).
+  private var meshColliders:
+    [UUID: (anchor: ARMeshAnchor, entity: SceneUnderstandingEntity, mesh: CollisionMesh)] =
+      [:]
 
   struct PairKey: Hashable {
     let a: ObjectIdentifier
@@ -213,8 +238,11 @@ final class PhysicsWorld {
   }
 
   /// Runs the steps `deltaTime` seconds of the recording clock hold for the scene's bodies, writes
-  /// their poses and velocities back, and publishes the frame's collision events.
-  func advance(_ scene: Scene, by deltaTime: TimeInterval, planes: [ARPlaneAnchor]) {
+  /// their poses and velocities back, and publishes the frame's collision events. The real world is
+  /// the mesh anchors' triangles when there are any (scene reconstruction), else the planes' slabs.
+  func advance(
+    _ scene: Scene, by deltaTime: TimeInterval, planes: [ARPlaneAnchor], meshes: [ARMeshAnchor] = []
+  ) {
     if deltaTime.isFinite, deltaTime > 0 { pending += deltaTime }
     var steps = Int(pending / Self.step)
     if steps > Self.maxStepsPerFrame {
@@ -223,7 +251,7 @@ final class PhysicsWorld {
     } else {
       pending -= Double(steps) * Self.step
     }
-    var (colliders, bodies) = gather(scene, planes: planes)
+    var (colliders, bodies) = gather(scene, planes: meshes.isEmpty ? planes : [], meshes: meshes)
     var impulses: [PairKey: StepTouch] = [:]
     if steps > 0 && bodies.contains(where: { $0.mode != .static }) {
       for _ in 0..<steps { step(&bodies, colliders, impulses: &impulses) }
@@ -242,8 +270,10 @@ final class PhysicsWorld {
     publishEvents(scene, colliders, bodies, impulses: impulses)
   }
 
-  /// The colliders and bodies of the scene's enabled entities, in depth-first order, then the planes.
-  private func gather(_ scene: Scene, planes: [ARPlaneAnchor]) -> ([Collider], [Body]) {
+  /// The colliders and bodies of the scene's enabled entities, in depth-first order, then the planes,
+  /// then the mesh anchors.
+  private func gather(_ scene: Scene, planes: [ARPlaneAnchor], meshes: [ARMeshAnchor]) -> ([Collider], [Body])
+  {
     var colliders: [Collider] = []
     var bodies: [Body] = []
     func visit(_ entity: Entity) {
@@ -288,6 +318,18 @@ final class PhysicsWorld {
           entity: entity, shapes: [], filter: .default, isTrigger: false, body: nil, fixedShapes: [slab]))
     }
     planeEntities = seen
+    var kept: [UUID: (anchor: ARMeshAnchor, entity: SceneUnderstandingEntity, mesh: CollisionMesh)] = [:]
+    for anchor in meshes {
+      let cached = meshColliders[anchor.identifier]
+      let entity = cached?.entity ?? SceneUnderstandingEntity(mesh: anchor)
+      guard let mesh = cached?.anchor === anchor ? cached?.mesh : CollisionMesh(anchor) else { continue }
+      kept[anchor.identifier] = (anchor, entity, mesh)
+      colliders.append(
+        Collider(
+          entity: entity, shapes: [], filter: .default, isTrigger: false, body: nil,
+          fixedShapes: [WorldShape(kind: .mesh(mesh))]))
+    }
+    meshColliders = kept
     return (colliders, bodies)
   }
 
@@ -562,6 +604,7 @@ final class PhysicsWorld {
       switch shape.kind {
       case .box(let c, let axes, let half): WorldShape(kind: .box(center: c, axes: axes, half: half + margin))
       case .sphere(let c, let r): WorldShape(kind: .sphere(center: c, radius: r + margin))
+      case .mesh: shape
       }
     }
     return contact(a.map(grown), b)

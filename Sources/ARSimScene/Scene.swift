@@ -118,7 +118,8 @@ public final class Scene: EventSource {
       controller.completionHandler?()
       publish(AudioEvents.PlaybackCompleted(playbackController: controller), from: controller.entity)
     }
-    physics.advance(self, by: deltaTime, planes: view?.physicsPlanes ?? [])
+    physics.advance(
+      self, by: deltaTime, planes: view?.physicsPlanes ?? [], meshes: view?.physicsMeshes ?? [])
     publish(SceneEvents.Update(scene: self, deltaTime: deltaTime), from: self)
   }
 

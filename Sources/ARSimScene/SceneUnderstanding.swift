@@ -2,13 +2,14 @@ import ARSim
 import Foundation
 
 /// How an entity stands for the real world (RealityKit's `SceneUnderstandingComponent`). In ARSim the
-/// real world that physics meets is the session's detected planes (see
+/// real world that physics meets is the session's mesh anchors, or its detected planes when it does not
+/// reconstruct the scene (see
 /// ``ARView/Environment-swift.struct/SceneUnderstanding-swift.struct/Options-swift.struct/physics``):
-/// collision events with a plane name an entity that has this component.
+/// collision events with the mesh or a plane name an entity that has this component.
 public struct SceneUnderstandingComponent: Component, Sendable, Hashable {
   /// What kind of real-world object the entity models (RealityKit's `SceneUnderstandingComponent.EntityType`).
   public enum EntityType: Sendable, Hashable {
-    /// A piece of the reconstructed surroundings (ARSim: a detected plane's slab).
+    /// A piece of the reconstructed surroundings (a mesh anchor's triangles, or a detected plane's slab).
     case meshChunk
     /// A tracked face.
     case face
@@ -34,11 +35,11 @@ extension HasSceneUnderstanding {
   }
 }
 
-/// The entity of one detected plane in physics: a static slab under the plane's extent, in no scene;
-/// collision events name it. Its ``anchorIdentifier`` is the plane anchor's.
+/// The entity of one mesh anchor (its triangles) or one detected plane (a static slab under the
+/// plane's extent) in physics, in no scene; collision events name it.
 final class SceneUnderstandingEntity: Entity, HasSceneUnderstanding, HasCollision {
-  /// The plane anchor it stands for.
-  private(set) var planeIdentifier = UUID()
+  /// The mesh or plane anchor it stands for.
+  private(set) var realAnchorIdentifier = UUID()
 
   required init() {
     super.init()
@@ -47,7 +48,13 @@ final class SceneUnderstandingEntity: Entity, HasSceneUnderstanding, HasCollisio
 
   convenience init(plane: ARPlaneAnchor) {
     self.init()
-    planeIdentifier = plane.identifier
+    realAnchorIdentifier = plane.identifier
     name = "plane \(plane.identifier)"
+  }
+
+  convenience init(mesh: ARMeshAnchor) {
+    self.init()
+    realAnchorIdentifier = mesh.identifier
+    name = "mesh \(mesh.identifier)"
   }
 }

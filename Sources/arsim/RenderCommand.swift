@@ -29,6 +29,11 @@ enum RenderCommand {
                          (x y z, id, frame of the last sighting)
       trajectory.tum     tracked camera poses, TUM format, optical frame in the session world
       events.jsonl       the delegate's events as JSON Lines (the replay --events format)
+      mesh.ply, mesh-top.png
+                         with --debug-options sceneUnderstanding (recordings with depth): the final
+                         reconstructed mesh (the replay --mesh format) and a picture of it seen from
+                         above (x to the right, z down, faces turned downwards left out), shaded
+                         by classification as in the frames
 
     Colours by classification: floor #1E88E5 (blue), table #FF8C00 (orange), wall #AB47BC (purple),
     ceiling #00BCD4 (cyan), seat #E91E63 (pink), none #E0E0E0 (light grey); feature points #FFEB3B.
@@ -50,7 +55,10 @@ enum RenderCommand {
                                     (comma-separated; RealityKit's names showAnchorOrigins, ... work too):
                                     anchorGeometry (planes), featurePoints, anchorOrigins (each anchor's
                                     axes, 10 cm: x red, y green, z blue), worldOrigin (the session
-                                    world's axes, 25 cm), or none (default anchorGeometry,featurePoints)
+                                    world's axes, 25 cm), sceneUnderstanding (the session reconstructs
+                                    the scene: the mesh's triangles filled by classification, 60%
+                                    opacity, shaded by how squarely they face the camera), or none
+                                    (default anchorGeometry,featurePoints)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
                                     the next frames on a second thread, KLT shared with a helper
                                     thread (same outputs)
@@ -85,7 +93,9 @@ enum RenderCommand {
     }
     let drawings = try args.value("debug-options").map { try RenderDebugOptions(parsing: $0) } ?? .standard
     let folder = args.positional[0]
-    let run = try ReplayRun(folder: folder, options: try ReplayOptions(arguments: args, decodeColor: true))
+    var options = try ReplayOptions(arguments: args, decodeColor: true)
+    if drawings.contains(.sceneUnderstanding) { options.sceneReconstruction = .meshWithClassification }
+    let run = try ReplayRun(folder: folder, options: options)
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {
@@ -128,6 +138,22 @@ enum RenderCommand {
       ],
       to: out + "/points.ply")
     written.append(out + "/points.ply")
+
+    let meshes = anchors.compactMap { $0 as? ARMeshAnchor }
+    if drawings.contains(.sceneUnderstanding) {
+      let (vertices, faces) = try PLYWriter.writeMesh(
+        meshes,
+        comments: [
+          "arsim render \(folder): session world, metres; face classification: ARMeshClassification"
+        ],
+        to: out + "/mesh.ply")
+      written.append(out + "/mesh.ply")
+      print("mesh: \(meshes.count) anchors, \(vertices) vertices, \(faces) faces")
+      if let picture = MeshDrawing.topDown(meshes) {
+        try renderer.writeImage(picture, name: "mesh-top")
+        written.append(out + "/mesh-top.png")
+      }
+    }
 
     var plot = TopDownPlot(
       title: "arsim render \(folder)", frames: run.frames, planes: TopDownPlot.outlines(of: anchors),
@@ -228,7 +254,12 @@ final class FrameRenderer {
   }
 
   private func writeImage(_ image: RGBImage, index: Int) throws {
-    let name = String(format: "frame-%06d", index)
+    try writeImage(image, name: String(format: "frame-%06d", index))
+    imageCount += 1
+  }
+
+  /// Writes `image` to `name`.png in the folder.
+  func writeImage(_ image: RGBImage, name: String) throws {
     let path = "\(folder)/\(name).png"
     let temporary = "\(folder)/\(name).partial.png"
     // Registered until moved into place: an error or a signal removes it.
@@ -241,7 +272,6 @@ final class FrameRenderer {
     try move(temporary, to: path)
     TemporaryFiles.unregister(slot)
     written.append(path)
-    imageCount += 1
   }
 
   private func move(_ temporary: String, to path: String) throws {

@@ -13,6 +13,9 @@ struct RenderDebugOptions: OptionSet, Sendable {
   static let featurePoints = RenderDebugOptions(rawValue: 1 << 2)
   /// The session world's origin with its axes (``worldAxisLength`` long).
   static let worldOrigin = RenderDebugOptions(rawValue: 1 << 3)
+  /// The reconstructed mesh, its triangles filled by classification (the session reconstructs the
+  /// scene for it; the recording needs depth).
+  static let sceneUnderstanding = RenderDebugOptions(rawValue: 1 << 4)
   /// What `arsim render` draws without `--debug-options`: planes and feature points.
   static let standard: RenderDebugOptions = [.anchorGeometry, .featurePoints]
 
@@ -26,6 +29,7 @@ struct RenderDebugOptions: OptionSet, Sendable {
     ("anchorOrigins", "showAnchorOrigins", .anchorOrigins),
     ("anchorGeometry", "showAnchorGeometry", .anchorGeometry),
     ("featurePoints", "showFeaturePoints", .featurePoints), ("worldOrigin", "showWorldOrigin", .worldOrigin),
+    ("sceneUnderstanding", "showSceneUnderstanding", .sceneUnderstanding),
   ]
 
   init(rawValue: Int) { self.rawValue = rawValue }

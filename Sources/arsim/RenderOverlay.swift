@@ -123,7 +123,7 @@ enum FrameOverlay {
     return SIMD2(k.fx * p.x / depth + k.cx, -k.fy * p.y / depth + k.cy)
   }
 
-  /// The frame's image with what `options` ask for: planes (filled at ``RenderPalette/planeAlpha``
+  /// The frame's image with what `options` ask for: the scene mesh (``MeshDrawing``), planes (filled at ``RenderPalette/planeAlpha``
   /// and outlined, nearest plane in front where they overlap), feature points, anchor and world
   /// origins; then a tracking-state badge in the top-left corner.
   static func draw(_ frame: ARFrame, options: RenderDebugOptions = .standard) -> RGBImage {
@@ -137,6 +137,7 @@ enum FrameOverlay {
     let height = canvas.height
     let scale = max(1, width / 320)
     let planes = options.contains(.anchorGeometry) ? frame.anchors.compactMap { $0 as? ARPlaneAnchor } : []
+    if options.contains(.sceneUnderstanding) { MeshDrawing.draw(frame, on: &canvas) }
 
     // Fills, with a depth buffer so that the nearest plane shows where planes overlap.
     var depth = [Double](repeating: .infinity, count: width * height)

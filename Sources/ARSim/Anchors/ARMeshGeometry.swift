@@ -187,6 +187,9 @@ public final class ARMeshGeometry: @unchecked Sendable {
   public let faces: ARGeometryElement
   /// One `.uchar` per face (an ``ARMeshClassification`` raw value), or nil without classification.
   public let classification: ARGeometrySource?
+  /// The smallest box (anchor space, metres) holding every vertex, nil without vertices: what raycasts
+  /// and collisions test before the triangles.
+  package let bounds: (low: SIMD3<Float>, high: SIMD3<Float>)?
 
   /// A geometry from its parts (counts are not checked against each other).
   package init(
@@ -197,6 +200,18 @@ public final class ARMeshGeometry: @unchecked Sendable {
     self.normals = normals
     self.faces = faces
     self.classification = classification
+    if vertices.format == .float3, vertices.count > 0 {
+      var low = vertices.float3(at: 0)
+      var high = low
+      for i in 1..<vertices.count {
+        let p = vertices.float3(at: i)
+        low = simd_min(low, p)
+        high = simd_max(high, p)
+      }
+      bounds = (low, high)
+    } else {
+      bounds = nil
+    }
   }
 
   /// An empty geometry.

@@ -8,7 +8,8 @@ public struct ARRaycastQuery: Sendable, Equatable {
     case existingPlaneGeometry
     /// A detected plane's infinite extension.
     case existingPlaneInfinite
-    /// A surface estimated on the spot from feature points and depth near the ray.
+    /// A surface estimated on the spot from feature points and depth near the ray; with scene
+    /// reconstruction and `.any` alignment, the reconstructed mesh.
     case estimatedPlane
 
     public var description: String {
@@ -80,7 +81,8 @@ public struct ARRaycastResult: Sendable, Hashable {
   public let target: ARRaycastQuery.Target
   /// The orientation of the surface hit.
   public let targetAlignment: ARRaycastQuery.TargetAlignment
-  /// The plane anchor hit, for detected planes.
+  /// The plane anchor hit: for detected planes, and for estimated planes on the scene mesh when the
+  /// hit lies on a detected plane.
   public let anchor: ARAnchor?
   /// Distance from the query's origin to the hit, metres (ARSim's addition).
   public let distance: Float
@@ -165,7 +167,12 @@ extension ARSession {
             distance: Float(hit.distance)))
       }
     case .estimatedPlane:
-      if let hit = Self.estimatedHit(
+      // With a reconstructed mesh, `.any` rays hit it (ARKit's documented behaviour); other rays, and
+      // rays that miss the mesh, estimate a plane on the spot.
+      if query.targetAlignment == .any, let hit = meshHit(frame: frame, origin: origin, direction: direction)
+      {
+        results.append(hit)
+      } else if let hit = Self.estimatedHit(
         frame: frame, origin: origin, direction: direction, alignment: query.targetAlignment,
         options: configuration?.tracking.estimatedPlane ?? TrackerOptions.EstimatedPlane())
       {
@@ -220,32 +227,14 @@ extension ARSession {
     }
     // The normal faces the ray's origin.
     if simd_dot(plane.normal, direction) > 0 { plane = plane.flipped }
-    let up = SIMD3<Double>(0, 1, 0)
-    let cosine = abs(simd_dot(plane.normal, up))
-    let surface: ARRaycastQuery.TargetAlignment
-    if cosine > cos(10 * Double.pi / 180) {
-      surface = .horizontal
-    } else if cosine < sin(10 * Double.pi / 180) {
-      surface = .vertical
-    } else {
-      surface = .any
-    }
+    let surface = estimatedAlignment(of: plane.normal)
     guard alignment == .any || alignment == surface,
       let t = plane.intersection(rayOrigin: origin, direction: direction), t > 0
     else { return nil }
-    let hit = origin + t * direction
-    let y = plane.normal
-    var forward = -direction - simd_dot(-direction, y) * y
-    if simd_length(forward) < 1e-6 { forward = SIMD3(0, 0, 1) - simd_dot(SIMD3(0, 0, 1), y) * y }
-    if simd_length(forward) < 1e-6 { forward = SIMD3(1, 0, 0) - simd_dot(SIMD3(1, 0, 0), y) * y }
-    let z = simd_normalize(forward)
-    let x = simd_cross(y, z)
-    let transform = simd_float4x4(
-      SIMD4(Float(x.x), Float(x.y), Float(x.z), 0), SIMD4(Float(y.x), Float(y.y), Float(y.z), 0),
-      SIMD4(Float(z.x), Float(z.y), Float(z.z), 0), SIMD4(Float(hit.x), Float(hit.y), Float(hit.z), 1))
     return ARRaycastResult(
-      worldTransform: transform, target: .estimatedPlane, targetAlignment: surface, anchor: nil,
-      distance: Float(t))
+      worldTransform: estimatedTransform(
+        at: origin + t * direction, normal: plane.normal, direction: direction),
+      target: .estimatedPlane, targetAlignment: surface, anchor: nil, distance: Float(t))
   }
 
   /// Points near the ray: depth pixels around where the ray meets the depth surface (when the

@@ -82,4 +82,72 @@ struct ReconstructionRealCaptureTests {
       #expect(abs(median - floor.transform.columns.3.y) < 0.05)
     }
   }
+
+  @Test(
+    "an estimatedPlane raycast at wall pixels hits the wall's mesh within 2 cm of the pixels' depth (median)",
+    .enabled(if: Datasets.sharedExists(name)))
+  func raycastAtWalls() throws {
+    let session = ARSession()
+    let configuration = ARWorldTrackingConfiguration()
+    configuration.sceneReconstruction = .meshWithClassification
+    let replay = try ARReplay(session: session, recording: Datasets.shared + "/" + Self.name)
+    session.run(configuration)
+    try replay.step(frames: 50)
+    let frame = try #require(session.currentFrame)
+    // The ray from that frame's camera against the mesh ten frames later (fused from its depth and
+    // meshed since: a mesh update at least every 0.5 s).
+    try replay.step(frames: 10)
+    #expect(frame.camera.trackingState == .normal)
+    let depth = try #require(frame.sceneDepth?.depthMap)
+    let k = (replay.info.depthIntrinsics ?? replay.info.intrinsics).scaled(
+      toWidth: depth.width, height: depth.height)
+    func point(_ u: Int, _ v: Int) -> SIMD3<Double>? {
+      guard u >= 0, v >= 0, u < depth.width, v < depth.height else { return nil }
+      let z = Double(depth.metres[v * depth.width + u])
+      guard z.isFinite, z > 0.3, z < 3.5 else { return nil }
+      let camera = SIMD3((Double(u) - k.cx) / k.fx * z, -(Double(v) - k.cy) / k.fy * z, -z)
+      return frame.camera.worldFromCamera.apply(to: camera)
+    }
+    // Wall pixels, by rule: on a 12-pixel grid, those whose 9x9 neighbourhood of depth is one plane
+    // (every sampled neighbour within 1 cm of the plane through the pixel and its four neighbours
+    // 4 pixels away) whose normal is within 10 degrees of horizontal.
+    var errors: [Double] = []
+    var alignments: [ARRaycastQuery.TargetAlignment] = []
+    for v in stride(from: 10, to: depth.height - 10, by: 12) {
+      for u in stride(from: 10, to: depth.width - 10, by: 12) {
+        guard let p = point(u, v), let right = point(u + 4, v), let left = point(u - 4, v),
+          let down = point(u, v + 4), let up = point(u, v - 4)
+        else { continue }
+        let normal = simd_normalize(simd_cross(right - left, down - up))
+        guard abs(normal.y) < sin(10 * Double.pi / 180) else { continue }
+        var planar = true
+        for dv in stride(from: -4, through: 4, by: 2) {
+          for du in stride(from: -4, through: 4, by: 2) {
+            guard let q = point(u + du, v + dv), abs(simd_dot(q - p, normal)) < 0.01 else {
+              planar = false
+              continue
+            }
+          }
+        }
+        guard planar else { continue }
+        let origin = frame.camera.worldFromCamera.translation
+        let query = ARRaycastQuery(
+          origin: simd_float3(origin), direction: simd_float3(p - origin), allowing: .estimatedPlane,
+          alignment: .any)
+        guard let hit = session.raycast(query).first else {
+          errors.append(.infinity)
+          continue
+        }
+        #expect(hit.target == .estimatedPlane)
+        errors.append(abs(Double(hit.distance) - simd_length(p - origin)))
+        alignments.append(hit.targetAlignment)
+      }
+    }
+    #expect(errors.count >= 8, "\(errors.count) wall pixels")
+    let sorted = errors.sorted()
+    let median = sorted[sorted.count / 2]
+    #expect(median < 0.02, "median distance from the depth \(median) m over \(errors.count) wall pixels")
+    let vertical = alignments.filter { $0 == .vertical }.count
+    #expect(Double(vertical) >= 0.7 * Double(errors.count), "\(vertical) of \(errors.count) hits vertical")
+  }
 }
