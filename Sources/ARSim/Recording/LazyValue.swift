@@ -38,50 +38,47 @@ package final class LazyValue<Value: Sendable>: Sendable {
   }
 }
 
-/// A frame's image file in grey at its full size, decoded the first time it is read: the reader
-/// decoded it reduced for tracking (``FrameSourceOptions/trackingMaxSide``), so the full image costs
-/// nothing until an app or a tool reads `ARFrame.capturedImage` or ``RecordedFrame/image``.
-public final class DeferredGrayImage: Sendable {
+/// A frame's image file decoded the first time it is read, so that it costs nothing until an app or
+/// a tool reads `ARFrame.capturedImage`: its colour (``DeferredColorImage``, see
+/// ``FrameSourceOptions/decodeColor``), or its full grey image when the reader decoded it reduced for
+/// tracking (``DeferredGrayImage``, see ``FrameSourceOptions/trackingMaxSide``).
+public final class DeferredImage<Image: Sendable>: Sendable {
   /// The image file the image comes from.
   public let path: String
-  private let decoded: LazyValue<GrayImage?>
+  private let decoded: LazyValue<Image?>
 
-  /// The full grey image of the file `path`, whose bytes are `bytes` (already decoded reduced once, so
-  /// they are a valid JPEG).
-  package init(path: String, bytes: [UInt8]) {
+  init(path: String, decode: @escaping @Sendable () -> Image?) {
     self.path = path
-    decoded = LazyValue { try? ImageCodec.decodeGray(bytes) }
+    decoded = LazyValue(decode)
   }
 
-  /// The grey image, decoded on first read; nil only if the file, which decoded reduced, cannot be
-  /// decoded in full.
-  public var image: GrayImage? { decoded.value }
+  /// The image, decoded on first read; nil only if the file, which the reader decoded once (in grey,
+  /// or reduced), cannot be decoded so.
+  public var image: Image? { decoded.value }
 
   /// Whether ``image`` has been read (and so decoded).
   package var isDecoded: Bool { decoded.isReady }
 }
 
-/// The colour of a frame's image file, decoded the first time it is read: tracking needs only
-/// the grey image, so colour costs nothing until an app or `arsim render` reads
-/// `ARFrame.capturedImage` (see ``FrameSourceOptions/decodeColor``).
-public final class DeferredColorImage: Sendable {
-  /// The image file the colour comes from.
-  public let path: String
-  private let decoded: LazyValue<RGBImage?>
+/// The colour of a frame's image file, the same size as its grey image.
+public typealias DeferredColorImage = DeferredImage<RGBImage>
+/// The full grey image of a frame's JPEG whose reduced version the reader decoded for tracking.
+public typealias DeferredGrayImage = DeferredImage<GrayImage>
 
-  /// The colour of the image file `path`, whose bytes are `bytes` (already checked and decoded
-  /// as grey once, so they are a valid PNG or JPEG).
-  package init(path: String, bytes: [UInt8]) {
-    self.path = path
-    decoded = LazyValue { try? ImageCodec.decodeRGB(bytes) }
+extension DeferredImage where Image == RGBImage {
+  /// The colour of the image file `path`, whose bytes are `bytes` (already checked and decoded as grey
+  /// once, so they are a valid PNG or JPEG).
+  package convenience init(path: String, bytes: [UInt8]) {
+    self.init(path: path) { try? ImageCodec.decodeRGB(bytes) }
   }
+}
 
-  /// The colour image, decoded on first read (the same size as the grey image decoded from the
-  /// same file); nil only if the file, which decoded as grey, cannot be decoded as colour.
-  public var image: RGBImage? { decoded.value }
-
-  /// Whether ``image`` has been read (and so decoded).
-  package var isDecoded: Bool { decoded.isReady }
+extension DeferredImage where Image == GrayImage {
+  /// The full grey image of the file `path`, whose bytes are `bytes` (already decoded reduced once, so
+  /// they are a valid JPEG).
+  package convenience init(path: String, bytes: [UInt8]) {
+    self.init(path: path) { try? ImageCodec.decodeGray(bytes) }
+  }
 }
 
 extension CapturedImage {

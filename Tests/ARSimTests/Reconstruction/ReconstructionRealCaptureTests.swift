@@ -7,21 +7,30 @@ import Testing
 struct ReconstructionRealCaptureTests {
   static let name = "arkitscenes-40777063"
 
-  @Test(
-    "the mesh lies on the last frame's depth, and its floor faces on the floor plane",
-    .enabled(if: Datasets.sharedExists(name)))
-  func meshAgreesWithDepth() throws {
+  /// The capture replayed with scene reconstruction (and `planes`) to frame 50, whose frame is
+  /// returned, then ten frames on; frame 50 is tracked normally.
+  static func replayedFrame(planes: ARPlaneDetection) throws -> (
+    ARSession, ARReplay, ARFrame
+  ) {
     let session = ARSession()
     let configuration = ARWorldTrackingConfiguration()
-    configuration.planeDetection = [.horizontal, .vertical]
+    configuration.planeDetection = planes
     configuration.sceneReconstruction = .meshWithClassification
-    let replay = try ARReplay(session: session, recording: Datasets.shared + "/" + Self.name)
+    let replay = try ARReplay(session: session, recording: Datasets.shared + "/" + name)
     session.run(configuration)
-    // A frame whose depth has been fused and meshed since (a mesh update at least every 0.5 s).
     try replay.step(frames: 50)
     let frame = try #require(session.currentFrame)
     try replay.step(frames: 10)
     #expect(frame.camera.trackingState == .normal)
+    return (session, replay, frame)
+  }
+
+  @Test(
+    "the mesh lies on the last frame's depth, and its floor faces on the floor plane",
+    .enabled(if: Datasets.sharedExists(name)))
+  func meshAgreesWithDepth() throws {
+    // A frame whose depth has been fused and meshed since (a mesh update at least every 0.5 s).
+    let (session, replay, frame) = try Self.replayedFrame(planes: [.horizontal, .vertical])
     let meshes = session.anchors.compactMap { $0 as? ARMeshAnchor }
     #expect(meshes.count >= 10)
 
@@ -87,17 +96,9 @@ struct ReconstructionRealCaptureTests {
     "an estimatedPlane raycast at wall pixels hits the wall's mesh within 2 cm of the pixels' depth (median)",
     .enabled(if: Datasets.sharedExists(name)))
   func raycastAtWalls() throws {
-    let session = ARSession()
-    let configuration = ARWorldTrackingConfiguration()
-    configuration.sceneReconstruction = .meshWithClassification
-    let replay = try ARReplay(session: session, recording: Datasets.shared + "/" + Self.name)
-    session.run(configuration)
-    try replay.step(frames: 50)
-    let frame = try #require(session.currentFrame)
     // The ray from that frame's camera against the mesh ten frames later (fused from its depth and
     // meshed since: a mesh update at least every 0.5 s).
-    try replay.step(frames: 10)
-    #expect(frame.camera.trackingState == .normal)
+    let (session, replay, frame) = try Self.replayedFrame(planes: [])
     let depth = try #require(frame.sceneDepth?.depthMap)
     let k = (replay.info.depthIntrinsics ?? replay.info.intrinsics).scaled(
       toWidth: depth.width, height: depth.height)
