@@ -35,6 +35,9 @@ extension Entity {
       storage[ObjectIdentifier(componentType)] != nil
     }
 
+    /// Whether a component of the type with this identifier is present.
+    func has(typeIdentifier: ObjectIdentifier) -> Bool { storage[typeIdentifier] != nil }
+
     /// Removes the component of `componentType`, if any.
     public mutating func remove(_ componentType: any Component.Type) {
       storage[ObjectIdentifier(componentType)] = nil
