@@ -75,6 +75,10 @@ public struct CollisionGroup: OptionSet, Sendable, Hashable {
   public static let `default` = CollisionGroup(rawValue: 1)
   /// Every group.
   public static let all = CollisionGroup(rawValue: .max)
+  /// The group of the real world's geometry (RealityKit's `sceneUnderstanding`). ARSim's detected planes
+  /// and reconstructed mesh collide through ``ARView/Environment/SceneUnderstanding``, not as entities;
+  /// entities the app puts in this group are found by casts masked to it.
+  public static let sceneUnderstanding = CollisionGroup(rawValue: 1 << 31)
 }
 
 /// Which groups an entity is in and which it collides with (RealityKit's `CollisionFilter`).
