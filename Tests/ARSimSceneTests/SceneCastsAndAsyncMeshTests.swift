@@ -73,4 +73,21 @@ import Testing
     }
     #expect(failure.contains("broken"), "the error names the descriptor: \(failure)")
   }
+
+  @Test func resettingAPhysicsBodyStopsItWhereItIs() {
+    let body = ModelEntity(mesh: .generateBox(size: 0.1))
+    let wheel = ModelEntity(mesh: .generateBox(size: 0.05))
+    body.addChild(wheel)
+    body.position = SIMD3(0.3, 1, -0.5)
+    body.physicsMotion = PhysicsMotionComponent(
+      linearVelocity: SIMD3(0, -2, 0), angularVelocity: SIMD3(1, 0, 0))
+    wheel.physicsMotion = PhysicsMotionComponent(linearVelocity: SIMD3(1, 0, 0))
+    wheel.resetPhysicsTransform(recursive: false)
+    #expect(
+      wheel.physicsMotion?.linearVelocity == .zero && body.physicsMotion?.linearVelocity == SIMD3(0, -2, 0))
+    wheel.physicsMotion?.linearVelocity = SIMD3(1, 0, 0)
+    body.resetPhysicsTransform()
+    #expect(body.position == SIMD3(0.3, 1, -0.5), "the pose stays where it is")
+    #expect(body.physicsMotion == PhysicsMotionComponent() && wheel.physicsMotion == PhysicsMotionComponent())
+  }
 }
