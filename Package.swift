@@ -37,24 +37,39 @@ import PackageDescription
   let combine: [Target.Dependency] = []
 #endif
 
-// simd and os: Apple's modules of those names, which Linux lacks, declared the same way and for the same
-// reason as Combine (Linux only, so nothing shadows Apple's modules). `simd` re-exports ARSimMath and
-// adds the names it lacks; ARSimScene re-exports `simd`, as RealityKit does. `os` is Apple's logging.
+// simd, os, CoreGraphics and CoreText: Apple's modules of those names, which Linux lacks, declared the same way and
+// for the same reason as Combine (Linux only, so nothing shadows Apple's modules). `simd` re-exports
+// ARSimMath and adds the names it lacks; ARSimScene re-exports `simd`, as RealityKit does. `os` is Apple's
+// logging. `CoreGraphics` re-exports Foundation's CGFloat/CGPoint/CGSize/CGRect and adds CGAffineTransform,
+// CGColor and CGImage; ARSim re-exports it, as ARKit does. `CoreText` has the text-layout options of
+// RealityKit's text meshes; ARSimScene re-exports it. `_Testing_CoreGraphics` is empty: Swift Testing's
+// cross-import overlay for CoreGraphics, which Linux toolchains name but do not ship (see its source).
 #if os(Linux)
   let shimTargets: [Target] = [
     .target(name: "simd", dependencies: ["ARSimMath"]),
     .target(name: "os"),
+    .target(name: "CoreGraphics", dependencies: ["_Testing_CoreGraphics"]),
+    .target(name: "_Testing_CoreGraphics"),
+    .target(name: "CoreText"),
   ]
   let shimProducts: [Product] = [
     .library(name: "simd", targets: ["simd"]), .library(name: "os", targets: ["os"]),
+    .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
+    .library(name: "CoreText", targets: ["CoreText"]),
   ]
   let simdShim: [Target.Dependency] = [.target(name: "simd", condition: .when(platforms: [.linux]))]
   let osShim: [Target.Dependency] = [.target(name: "os", condition: .when(platforms: [.linux]))]
+  let coreGraphicsShim: [Target.Dependency] = [
+    .target(name: "CoreGraphics", condition: .when(platforms: [.linux]))
+  ]
+  let coreTextShim: [Target.Dependency] = [.target(name: "CoreText", condition: .when(platforms: [.linux]))]
 #else
   let shimTargets: [Target] = []
   let shimProducts: [Product] = []
   let simdShim: [Target.Dependency] = []
   let osShim: [Target.Dependency] = []
+  let coreGraphicsShim: [Target.Dependency] = []
+  let coreTextShim: [Target.Dependency] = []
 #endif
 
 let package = Package(
@@ -108,9 +123,11 @@ let package = Package(
       linkerSettings: [.linkedLibrary("m"), .linkedLibrary("OpenEXRCore")]
     ),
     .target(name: "ARSimMath"),
-    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"]),
+    .target(name: "ARSim", dependencies: ["ARSimMath", "CVision", "CZip"] + coreGraphicsShim + simdShim),
     .target(name: "ARSimSynth", dependencies: ["ARSim", "ARSimMath"]),
-    .target(name: "ARSimScene", dependencies: ["ARSim", "ARSimAssets", "CFreeType"] + combine + simdShim),
+    .target(
+      name: "ARSimScene",
+      dependencies: ["ARSim", "ARSimAssets", "CFreeType"] + combine + simdShim + coreTextShim),
     .target(name: "ARSimAssets", dependencies: ["ARSimMath"]),
     .executableTarget(name: "assets-bench", dependencies: ["ARSimAssets", "ARSimScene"]),
     .testTarget(
@@ -131,7 +148,8 @@ let package = Package(
     .testTarget(name: "ARSimSynthTests", dependencies: ["ARSimSynth", "ARSim", "ARSimTestSupport"]),
     .testTarget(
       name: "ARSimSceneTests",
-      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine + simdShim + osShim,
+      dependencies: ["ARSimScene", "ARSim", "ARSimEval", "ARSimTestSupport"] + combine + simdShim + osShim
+        + coreGraphicsShim + coreTextShim,
       resources: [.process("Loading/Models")]),
   ] + combineTargets + shimTargets,
   swiftLanguageModes: [.v6],

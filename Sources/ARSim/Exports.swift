@@ -2,3 +2,10 @@
 @_exported import ARSimMath
 // ARKit re-exports Foundation (CGPoint, UUID, TimeInterval, ...); so does ARSim.
 @_exported import Foundation
+
+// ARKit re-exports CoreGraphics (CGAffineTransform, CGImage, ...) and simd (simd_int3, ...); on Linux those
+// are the package's modules.
+#if os(Linux)
+  @_exported import CoreGraphics
+  @_exported import simd
+#endif

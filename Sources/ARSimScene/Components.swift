@@ -35,6 +35,9 @@ extension Entity {
       storage[ObjectIdentifier(componentType)] != nil
     }
 
+    /// Whether a component of the type with this identifier is present.
+    func has(typeIdentifier: ObjectIdentifier) -> Bool { storage[typeIdentifier] != nil }
+
     /// Removes the component of `componentType`, if any.
     public mutating func remove(_ componentType: any Component.Type) {
       storage[ObjectIdentifier(componentType)] = nil
@@ -72,6 +75,10 @@ public struct CollisionGroup: OptionSet, Sendable, Hashable {
   public static let `default` = CollisionGroup(rawValue: 1)
   /// Every group.
   public static let all = CollisionGroup(rawValue: .max)
+  /// The group of the real world's geometry (RealityKit's `sceneUnderstanding`). ARSim's detected planes
+  /// and reconstructed mesh collide through ``ARView/Environment/SceneUnderstanding``, not as entities;
+  /// entities the app puts in this group are found by casts masked to it.
+  public static let sceneUnderstanding = CollisionGroup(rawValue: 1 << 31)
 }
 
 /// Which groups an entity is in and which it collides with (RealityKit's `CollisionFilter`).

@@ -3,6 +3,8 @@
 @_exported import ARSim
 
 // RealityKit re-exports simd: code that imports only RealityKit uses `simd_int3`, `matrix_multiply`, ...
+// and the CoreText names its text meshes take (CTTextAlignment, CTLineBreakMode).
 #if os(Linux)
   @_exported import simd
+  @_exported import CoreText
 #endif

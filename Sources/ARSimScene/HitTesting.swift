@@ -24,6 +24,20 @@ public struct CollisionCastHit {
 }
 
 extension Scene {
+  /// The entities whose collision shapes the segment from `startPosition` to `endPosition` (both in
+  /// `referenceEntity`'s space, world for nil) meets, as RealityKit's
+  /// `raycast(from:to:query:mask:relativeTo:)`: the ray from the start towards the end, no longer than the
+  /// segment. A segment of zero length gives no hits.
+  public func raycast(
+    from startPosition: SIMD3<Float>, to endPosition: SIMD3<Float>, query: CollisionCastQueryType = .all,
+    mask: CollisionGroup = .all, relativeTo referenceEntity: Entity? = nil
+  ) -> [CollisionCastHit] {
+    let segment = endPosition - startPosition
+    return raycast(
+      origin: startPosition, direction: segment, length: simd_length(segment), query: query, mask: mask,
+      relativeTo: referenceEntity)
+  }
+
   /// The entities whose collision shapes (``CollisionComponent``) the ray from `origin` along
   /// `direction` meets within `length` metres (both in `referenceEntity`'s space, world for nil), as
   /// RealityKit's `raycast(origin:direction:length:query:mask:relativeTo:)`. Only entities enabled in

@@ -214,26 +214,5 @@ extension MaterialColor: _ExpressibleByColorLiteral {
   }
 }
 
-#if !canImport(CoreGraphics)
-  /// CoreGraphics' colour, where Linux has none: the components of a colour in its colour space (sRGB
-  /// red, green, blue and alpha for the colours ARSim makes), read through ``MaterialColor/cgColor``.
-  public struct CGColor: Sendable, Hashable {
-    /// The components, the opacity last.
-    public let components: [CGFloat]?
-    /// The number of components.
-    public var numberOfComponents: Int { components?.count ?? 0 }
-    /// The opacity, 0...1 (the last component; 1 without components).
-    public var alpha: CGFloat { components?.last ?? 1 }
-
-    /// A colour of these components, the opacity last.
-    public init(components: [CGFloat]) { self.components = components }
-
-    /// An sRGB colour.
-    public init(red: CGFloat, green: CGFloat, blue: CGFloat, alpha: CGFloat) {
-      components = [red, green, blue, alpha]
-    }
-  }
-#endif
-
 /// The type a `#colorLiteral(...)` without context makes (UIKit's `_ColorLiteralType`): a material colour.
 public typealias _ColorLiteralType = MaterialColor

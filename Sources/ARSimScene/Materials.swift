@@ -38,20 +38,29 @@ public struct MaterialColor: Sendable, Hashable {
 /// A stand-in, not UIKit's class: only the components and the initialisers of ``MaterialColor``.
 public typealias UIColor = MaterialColor
 
-/// A float parameter of a material (RealityKit's `MaterialScalarParameter`); a float literal works.
+/// A float parameter of a material (RealityKit 1's `MaterialScalarParameter`): a constant (a float literal
+/// works) or a texture whose pixels give the value across the surface.
 public enum MaterialScalarParameter: Sendable, Hashable, ExpressibleByFloatLiteral,
   ExpressibleByIntegerLiteral
 {
   /// A constant value.
   case float(Float)
+  /// A value per texel: the texture's first channel, 0...255 read as 0...1.
+  case texture(TextureResource)
   /// The value.
   public init(floatLiteral value: Float) { self = .float(value) }
   /// The value.
   public init(integerLiteral value: Int) { self = .float(Float(value)) }
-  /// The constant.
+  /// The constant, or for a texture the mean of its first channel (0...1): the value a surface shows
+  /// on average.
   public var value: Float {
     switch self {
-    case .float(let v): v
+    case .float(let v): return v
+    case .texture(let texture):
+      let pixels = texture.image.pixels
+      guard !pixels.isEmpty else { return 0 }
+      let sum = stride(from: 0, to: pixels.count, by: 3).reduce(0) { $0 + Int(pixels[$1]) }
+      return Float(sum) / Float(pixels.count / 3) / 255
     }
   }
 }

@@ -158,6 +158,13 @@ public final class MeshResource: Sendable {
       positions: positions, normals: normals, textureCoordinates: uvs, triangleIndices: indices)
   }
 
+  /// The mesh of `descriptors`, generated on the main queue after the call returns, as RealityKit's
+  /// `generateAsync(from:)`: the request publishes the mesh and finishes, or fails with the
+  /// ``GenerationError`` that ``generate(from:)`` throws.
+  public static func generateAsync(from descriptors: [MeshDescriptor]) -> LoadRequest<MeshResource> {
+    LoadRequest { try generate(from: descriptors) }
+  }
+
   /// A mesh made of the descriptors' vertices and primitives (polygons are fanned into triangles), as
   /// RealityKit's `generate(from:)`.
   /// - Throws: ``GenerationError`` naming the descriptor and the problem: no primitives, an index out

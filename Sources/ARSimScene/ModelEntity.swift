@@ -12,6 +12,9 @@ public struct BoundingBox: Sendable, Hashable {
   public static let empty = BoundingBox(
     min: SIMD3(repeating: .infinity), max: SIMD3(repeating: -.infinity))
 
+  /// The empty box (RealityKit's `init()`), the start of a ``union(_:)`` of boxes.
+  public init() { self = .empty }
+
   /// The box with these corners.
   public init(min: SIMD3<Float>, max: SIMD3<Float>) {
     self.min = min

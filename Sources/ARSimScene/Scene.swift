@@ -13,6 +13,8 @@ public final class Scene: EventSource {
   private var nextHandler = 0
   /// The physics state (time not yet stepped, touching pairs).
   let physics = PhysicsWorld()
+  /// The registered systems' instances for this scene.
+  let systems = SceneSystems()
 
   init() {}
 
@@ -101,7 +103,7 @@ public final class Scene: EventSource {
 
   /// Advances every animation of the scene's entities by `deltaTime` seconds of the recording clock,
   /// and audio clips, reports the completed ones, runs the physics steps that time holds (publishing ``CollisionEvents``),
-  /// then publishes ``SceneEvents/Update``.
+  /// updates the registered ``System``s, then publishes ``SceneEvents/Update``.
   func advance(by deltaTime: TimeInterval) {
     var completed: [AnimationPlaybackController] = []
     var clips: [AudioPlaybackController] = []
@@ -120,6 +122,7 @@ public final class Scene: EventSource {
     }
     physics.advance(
       self, by: deltaTime, planes: view?.physicsPlanes ?? [], meshes: view?.physicsMeshes ?? [])
+    systems.update(self, deltaTime: deltaTime)
     publish(SceneEvents.Update(scene: self, deltaTime: deltaTime), from: self)
   }
 

@@ -44,12 +44,28 @@ public final class TextureResource: Sendable, Hashable {
     case none
   }
 
+  /// Whether mipmaps are allocated and generated (RealityKit's `TextureResource.MipmapsMode`); kept, not
+  /// used: ARSim keeps the full-resolution pixels only.
+  public enum MipmapsMode: Sendable, Hashable, Codable {
+    /// No mipmaps.
+    case none
+    /// Memory for all mipmaps, not generated.
+    case allocateAll
+    /// All mipmaps, allocated and generated.
+    case allocateAndGenerateAll
+  }
+
   /// Options for making a texture (RealityKit's `TextureResource.CreateOptions`); kept, not used.
   public struct CreateOptions: Sendable, Hashable {
     /// What the texture holds.
     public var semantic: Semantic?
-    /// Options with `semantic`.
-    public init(semantic: Semantic?) { self.semantic = semantic }
+    /// Whether mipmaps are made.
+    public var mipmapsMode: MipmapsMode
+    /// Options with `semantic` and `mipmapsMode` (all mipmaps generated unless told otherwise).
+    public init(semantic: Semantic?, mipmapsMode: MipmapsMode = .allocateAndGenerateAll) {
+      self.semantic = semantic
+      self.mipmapsMode = mipmapsMode
+    }
   }
 
   /// The URL of the image resource `name` (with or without its extension) in `bundle` (the main bundle

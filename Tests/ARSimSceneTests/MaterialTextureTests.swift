@@ -96,4 +96,20 @@ import Testing
       "\(error)".contains("'wedge'") && "\(error)".contains("3 per-face material indices for 2 faces")
     }
   }
+
+  /// RealityKit 1's textured scalar parameters: the texture is kept, and its value is the mean of its
+  /// first channel.
+  @Test func scalarParametersTakeATexture() {
+    let map = TextureResource(
+      image: RGBImage(width: 2, height: 1, pixels: [0, 9, 9, 255, 9, 9]), name: "rough")
+    var material = SimpleMaterial()
+    material.roughness = .texture(map)
+    material.metallic = 0.25
+    guard case .texture(let kept) = material.roughness else {
+      Issue.record("the roughness texture was not kept")
+      return
+    }
+    #expect(kept === map)
+    #expect(abs(material.roughness.value - 0.5) < 1e-6 && material.metallic.value == 0.25)
+  }
 }

@@ -2,11 +2,11 @@ import ARSimAssets
 import Combine
 import Foundation
 
-/// A model load under way, as RealityKit's `LoadRequest`: a publisher of the loaded entity (once, then
+/// A load under way, as RealityKit's `LoadRequest`: a publisher of the loaded entity or resource (once, then
 /// finished) or of the error. The file is read and parsed on a background queue as soon as the request
 /// is made; the entities are made and delivered on the main queue, so subscribers receive them there
 /// (as RealityKit delivers). Every subscriber, early or late, receives the same outcome.
-public final class LoadRequest<Output: Entity>: Publisher, @unchecked Sendable {
+public final class LoadRequest<Output>: Publisher, @unchecked Sendable {
   /// Loading fails with an ``ARSimAssets/AssetError``.
   public typealias Failure = any Error
 
@@ -24,6 +24,15 @@ public final class LoadRequest<Output: Entity>: Publisher, @unchecked Sendable {
         let asset = Result { try ModelAsset(contentsOf: try locate()) }
         DispatchQueue.main.async { fulfil.promise(asset.flatMap { asset in Result { try make(asset) } }) }
       }
+    }
+  }
+
+  /// A request that makes its output with `make` on the main queue, after the call that made the request
+  /// has returned (resources generated asynchronously, such as ``MeshResource/generateAsync(from:)``).
+  init(generating make: @escaping @Sendable () throws -> Output) {
+    future = Future { promise in
+      let fulfil = Promise(promise)
+      DispatchQueue.main.async { fulfil.promise(Result { try make() }) }
     }
   }
 
