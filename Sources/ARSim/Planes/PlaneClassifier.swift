@@ -8,9 +8,10 @@ struct PlaneClassifier {
   func classify(_ tracks: inout [PlaneTrack], meanCameraHeight: Double) {
     var floor: Double?
     for track in tracks
-    where track.alive && track.alignment == .horizontal && track.seenFromAbove >= track.seenFromBelow
-      && track.height <= meanCameraHeight - options.floorMinimumDepthBelowCamera
-      && track.area >= options.floorMinimumArea
+    where track.alive && track.alignment == .horizontal
+      && isFloorCandidate(
+        height: track.height, seenFromAbove: track.seenFromAbove >= track.seenFromBelow, area: track.area,
+        cameraHeight: meanCameraHeight)
     {
       floor = min(floor ?? track.height, track.height)
     }
@@ -32,11 +33,7 @@ struct PlaneClassifier {
       if let floor, let box = track.verticalExtent {
         let (width, height) = (box.right - box.left, box.top - box.bottom)
         let (bottom, top) = (box.bottom - floor, box.top - floor)
-        if bottom.magnitude <= options.doorFloorTolerance && options.doorWidth.contains(width)
-          && options.doorHeight.contains(height)
-        {
-          return .door
-        }
+        if isDoor(bottom: box.bottom, top: box.top, width: width, floor: floor) { return .door }
         if bottom >= options.windowMinimumSill && top <= options.windowMaximumTop
           && options.windowWidth.contains(width) && options.windowHeight.contains(height)
           && isFramedByWall(track, among: tracks)
@@ -46,17 +43,43 @@ struct PlaneClassifier {
       }
       return track.area >= options.wallMinimumArea ? .wall : .none(.unknown)
     case .horizontal:
-      let h = track.height
-      if track.seenFromBelow > track.seenFromAbove {
-        return h >= meanCameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
-      }
-      guard let floor else { return .none(.undetermined) }
-      let above = h - floor
-      if above.magnitude <= options.floorHeightTolerance { return .floor }
-      if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
-      if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
-      return .none(.unknown)
+      return horizontalClassification(
+        height: track.height, seenFromAbove: !(track.seenFromBelow > track.seenFromAbove), floor: floor,
+        cameraHeight: meanCameraHeight)
     }
+  }
+
+  // MARK: Rules (shared with ``SurfacePlaneDetector``)
+
+  /// Whether a horizontal plane at `height` (metres, world up) of `area` square metres, seen from above
+  /// or below, may be the floor: seen from above, large, and well below the mean camera height.
+  func isFloorCandidate(height: Double, seenFromAbove: Bool, area: Double, cameraHeight: Double) -> Bool {
+    seenFromAbove && height <= cameraHeight - options.floorMinimumDepthBelowCamera
+      && area >= options.floorMinimumArea
+  }
+
+  /// ARKit's class of a horizontal plane at `height`: a ceiling well above the cameras when seen from
+  /// below; seen from above, floor, seat or table by its height over `floor` (undetermined without a
+  /// floor).
+  func horizontalClassification(height h: Double, seenFromAbove: Bool, floor: Double?, cameraHeight: Double)
+    -> ARPlaneAnchor.Classification
+  {
+    if !seenFromAbove {
+      return h >= cameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
+    }
+    guard let floor else { return .none(.undetermined) }
+    let above = h - floor
+    if above.magnitude <= options.floorHeightTolerance { return .floor }
+    if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
+    if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
+    return .none(.unknown)
+  }
+
+  /// Whether a vertical plane spanning `bottom` to `top` (metres, world up) and `width` metres across
+  /// is a door: standing on the floor, of a door's width and height.
+  func isDoor(bottom: Double, top: Double, width: Double, floor: Double) -> Bool {
+    (bottom - floor).magnitude <= options.doorFloorTolerance && options.doorWidth.contains(width)
+      && options.doorHeight.contains(top - bottom)
   }
 
   /// Whether a vertical track is framed by a wall, as a window is: another live vertical plane of at

@@ -92,6 +92,16 @@ package struct PlaneAnchorChanges: Sendable {
   /// Whether nothing changed.
   package var isEmpty: Bool { added.isEmpty && updated.isEmpty && removed.isEmpty }
 
+  /// Records a detector's report of `anchor`, last reported as `previous`: added when new, updated
+  /// when it differs from `previous` (``PlaneDetector/isSame(_:_:)``), else nothing.
+  package mutating func report(_ anchor: ARPlaneAnchor, previous: ARPlaneAnchor?) {
+    if let previous {
+      if !PlaneDetector.isSame(anchor, previous) { updated.append(anchor) }
+    } else {
+      added.append(anchor)
+    }
+  }
+
   /// These changes followed by `later` ones of the same detector in the same frame (a world correction,
   /// then detection), as one frame's changes: an anchor updated by both is reported once, as `later`
   /// made it, in its first place; one that `later` removes is not reported updated.

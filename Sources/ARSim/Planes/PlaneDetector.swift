@@ -230,11 +230,7 @@ package final class PlaneDetector {
   private func report(_ t: Int, into changes: inout PlaneAnchorChanges) {
     let anchor = tracks[t].makeAnchor(
       maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
-    if let previous = tracks[t].reported {
-      if !Self.isSame(anchor, previous) { changes.updated.append(anchor) }
-    } else {
-      changes.added.append(anchor)
-    }
+    changes.report(anchor, previous: tracks[t].reported)
     tracks[t].reported = anchor
     tracks[t].dirty = false
   }

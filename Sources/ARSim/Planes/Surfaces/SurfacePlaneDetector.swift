@@ -34,6 +34,8 @@ package final class SurfacePlaneDetector: PlaneDetecting {
   package let sessionIdentifier: UUID?
   private let surfaceOptions: PlaneDetectionOptions.DepthSurfaces
   private let extractor: FrameSurfaceExtractor
+  /// ARKit's classification rules, shared with the point detector.
+  private let classifier: PlaneClassifier
   private var identifiers: AnchorIdentifierGenerator
   private var tracks: [SurfaceTrack] = []
   private var frame: Int32 = 0
@@ -52,6 +54,7 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     self.sessionIdentifier = sessionIdentifier
     surfaceOptions = options.depthSurfaces.sanitised
     extractor = FrameSurfaceExtractor(options: surfaceOptions, alignments: options.alignments)
+    classifier = PlaneClassifier(options: options)
     identifiers = AnchorIdentifierGenerator(seed: seed)
   }
 
@@ -302,9 +305,10 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     let cameraHeight = cameraCount > 0 ? cameraPositionSum.y / Double(cameraCount) : 0
     var floor: Double?
     for track in tracks
-    where track.alive && track.confirmed && track.alignment == .horizontal && track.facesUp
-      && -track.plane.offset <= cameraHeight - options.floorMinimumDepthBelowCamera
-      && track.area >= options.floorMinimumArea
+    where track.alive && track.confirmed && track.alignment == .horizontal
+      && classifier.isFloorCandidate(
+        height: -track.plane.offset, seenFromAbove: track.facesUp, area: track.area,
+        cameraHeight: cameraHeight)
     {
       floor = min(floor ?? -track.plane.offset, -track.plane.offset)
     }
@@ -323,19 +327,11 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     case .horizontal:
       // A horizontal plane's height: the plane through y = h with normal ±y has offset ∓h.
       let h = tracks[t].facesUp ? -tracks[t].plane.offset : tracks[t].plane.offset
-      if !tracks[t].facesUp {
-        return h >= cameraHeight + options.ceilingMinimumHeightAboveCamera ? .ceiling : .none(.unknown)
-      }
-      guard let floor else { return .none(.undetermined) }
-      let above = h - floor
-      if above.magnitude <= options.floorHeightTolerance { return .floor }
-      if above >= options.seatMinimumHeight && above < options.tableMinimumHeight { return .seat }
-      if above >= options.tableMinimumHeight && above <= options.tableMaximumHeight { return .table }
-      return .none(.unknown)
+      return classifier.horizontalClassification(
+        height: h, seenFromAbove: tracks[t].facesUp, floor: floor, cameraHeight: cameraHeight)
     case .vertical:
       if let floor, let box = tracks[t].verticalExtent(),
-        (box.bottom - floor).magnitude <= options.doorFloorTolerance && options.doorWidth.contains(box.width)
-          && options.doorHeight.contains(box.top - box.bottom)
+        classifier.isDoor(bottom: box.bottom, top: box.top, width: box.width, floor: floor)
       {
         return .door
       }
@@ -347,11 +343,7 @@ package final class SurfacePlaneDetector: PlaneDetecting {
   private func report(_ t: Int, into changes: inout PlaneAnchorChanges) {
     let anchor = tracks[t].makeAnchor(
       maximumBoundaryVertices: options.maximumBoundaryVertices, sessionIdentifier: sessionIdentifier)
-    if let previous = tracks[t].reported {
-      if !PlaneDetector.isSame(anchor, previous) { changes.updated.append(anchor) }
-    } else {
-      changes.added.append(anchor)
-    }
+    changes.report(anchor, previous: tracks[t].reported)
     tracks[t].reported = anchor
     tracks[t].dirty = false
   }
