@@ -4,7 +4,9 @@ import Foundation
 /// One replay of a recording through an ``ARSession``, with what each frame gave. Shared by the
 /// `replay`, `eval` and `bench` commands so that they replay alike.
 public final class ReplayRun {
-  /// What one frame gave (read from the session's ``FrameOutcome``).
+  /// What one frame gave (read from the session's ``FrameOutcome``). A long replay keeps one per
+  /// frame, so the record is kept small: timings are stored in single precision (microseconds are
+  /// all a per-stage median needs) and the final world's correction is looked up by epoch, not stored.
   public struct FrameRecord {
     public var index: Int
     public var timestamp: Double
@@ -18,39 +20,96 @@ public final class ReplayRun {
     /// Whether the frame has a pose worth recording (``FrameOutcome/hasPose``): tracked, or
     /// initialising with a measured rotation-only pose in the fixed world.
     public var hasPose: Bool
+    /// Whether the planes were detected on the session's plane thread, beside the next frame's
+    /// tracking (then ``planeWaitSeconds`` is how long the replay waited for them).
+    public var planesOverlapped = false
     /// The camera's optical frame in the session world: as delivered (``deliveredWorldFromOptical``)
     /// while the run goes on (``ReplayRun/onFrame``), and in the session's final world once ``ReplayRun/run()``
     /// has returned (the session's ``ARSession/trajectory``: moved by every later world correction).
     public var worldFromOptical: RigidTransform
     /// The camera's optical frame as the frame delivered it (``ARFrame/camera``), in the world of its time.
     public var deliveredWorldFromOptical: RigidTransform
-    /// The session's final world from the world the frame was delivered in: identity until ``ReplayRun/run()``
-    /// returns, then the composition of every world correction after the frame.
-    public var finalFromDelivered = RigidTransform.identity
-    /// The session world's epoch the frame was delivered in.
-    package var worldEpoch: Int
     /// The camera's optical frame in the ground-truth world, when known.
     public var groundTruth: RigidTransform?
-    /// Seconds spent reading and decoding the frame (by the reading thread when decoding is
-    /// overlapped; the replay's wait for the frame is ``waitSeconds``).
-    public var readSeconds: Double
-    /// Seconds the replay waited for the frame: ``readSeconds`` on one thread, less (often 0) when
-    /// the frame was decoded ahead.
-    public var waitSeconds: Double
-    /// Seconds spent in each tracking stage.
-    package var timings: StageTimings
-    /// Seconds spent detecting planes (0 when detection did not run on this frame).
-    public var planeSeconds: Double
-    /// Whether the planes were detected on the session's plane thread, beside the next frame's
-    /// tracking, and how long the replay then waited for them (else false and 0).
-    public var planesOverlapped = false
-    public var planeWaitSeconds = 0.0
+    /// The session world's epoch the frame was delivered in.
+    package var worldEpoch: Int
     /// Wall-clock seconds from the start of the replay to the frame's delivery (monotonic clock).
     public var elapsedSeconds = 0.0
-    /// The number of anchors in the frame.
-    public var anchorCount: Int
     /// The frame's plane anchors, when the run collects them (``ReplayRun/collectsPlaneAnchors``).
     public var planeAnchors: [ARPlaneAnchor] = []
+    /// The final world's corrections by epoch, shared by the run's records (empty until the run ends).
+    fileprivate var corrections: WorldCorrections?
+    private var seconds: SIMD8<Float> = .zero
+    private var anchors: Int32
+
+    /// The session's final world from the world the frame was delivered in: identity until ``ReplayRun/run()``
+    /// returns, then the composition of every world correction after the frame.
+    public var finalFromDelivered: RigidTransform {
+      corrections.flatMap {
+        $0.finalFromEpoch.indices.contains(worldEpoch) ? $0.finalFromEpoch[worldEpoch] : nil
+      }
+        ?? .identity
+    }
+    /// Seconds spent reading and decoding the frame (by the reading thread when decoding is
+    /// overlapped; the replay's wait for the frame is ``waitSeconds``).
+    public var readSeconds: Double {
+      get { Double(seconds[0]) }
+      set { seconds[0] = Float(newValue) }
+    }
+    /// Seconds the replay waited for the frame: ``readSeconds`` on one thread, less (often 0) when
+    /// the frame was decoded ahead.
+    public var waitSeconds: Double {
+      get { Double(seconds[1]) }
+      set { seconds[1] = Float(newValue) }
+    }
+    /// Seconds spent detecting planes (0 when detection did not run on this frame).
+    public var planeSeconds: Double {
+      get { Double(seconds[2]) }
+      set { seconds[2] = Float(newValue) }
+    }
+    /// How long the replay waited for the planes detected beside tracking (0 unless ``planesOverlapped``).
+    public var planeWaitSeconds: Double {
+      get { Double(seconds[3]) }
+      set { seconds[3] = Float(newValue) }
+    }
+    /// Seconds spent in each tracking stage.
+    package var timings: StageTimings {
+      get {
+        var timings = StageTimings()
+        (timings.track, timings.pose) = (Double(seconds[4]), Double(seconds[5]))
+        (timings.map, timings.recognition) = (Double(seconds[6]), Double(seconds[7]))
+        return timings
+      }
+      set {
+        (seconds[4], seconds[5]) = (Float(newValue.track), Float(newValue.pose))
+        (seconds[6], seconds[7]) = (Float(newValue.map), Float(newValue.recognition))
+      }
+    }
+    /// The number of anchors in the frame.
+    public var anchorCount: Int {
+      get { Int(anchors) }
+      set { anchors = Int32(clamping: newValue) }
+    }
+
+    init(
+      index: Int, timestamp: Double, state: ARCamera.TrackingState, poseSource: PoseSource?, isTracked: Bool,
+      hasPose: Bool, delivered: RigidTransform, worldEpoch: Int, groundTruth: RigidTransform?,
+      anchorCount: Int
+    ) {
+      (self.index, self.timestamp, self.state, self.poseSource) = (index, timestamp, state, poseSource)
+      (self.isTracked, self.hasPose, self.worldEpoch, self.groundTruth) = (
+        isTracked, hasPose, worldEpoch, groundTruth
+      )
+      (worldFromOptical, deliveredWorldFromOptical) = (delivered, delivered)
+      anchors = Int32(clamping: anchorCount)
+    }
+  }
+
+  /// The session's final world from each of its epochs' worlds (``ARSession/worldNowFromEpochs()``),
+  /// set once when the run ends and shared by every record.
+  fileprivate final class WorldCorrections: Sendable {
+    let finalFromEpoch: [RigidTransform]
+    init(_ finalFromEpoch: [RigidTransform]) { self.finalFromEpoch = finalFromEpoch }
   }
 
   /// The recording's folder.
@@ -204,6 +263,9 @@ public final class ReplayRun {
   /// Replays every frame, with a progress bar on stderr.
   public func run() throws {
     session.run(configuration)
+    // One record per frame: reserved at once, so that a long replay's records do not peak at
+    // one and a half times their size while the array grows.
+    frames.reserveCapacity(min(max(info.frameCount, 0), 1 << 20))
     let progress = ProgressBar(label: progressLabel, total: info.frameCount)
     let debug = ProcessInfo.processInfo.environment["ARSIM_DEBUG"] != nil
     var previous: ARFrame?
@@ -220,12 +282,12 @@ public final class ReplayRun {
       var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,
-        worldFromOptical: delivered, deliveredWorldFromOptical: delivered, worldEpoch: outcome.worldEpoch,
-        groundTruth: recorded.groundTruth,
-        readSeconds: prefetch?.readSeconds(ofFrame: recorded.index) ?? outcome.timings.read,
-        waitSeconds: outcome.timings.read,
-        timings: outcome.timings.tracking,
-        planeSeconds: outcome.timings.planes, anchorCount: frame.anchors.count)
+        delivered: delivered, worldEpoch: outcome.worldEpoch, groundTruth: recorded.groundTruth,
+        anchorCount: frame.anchors.count)
+      record.readSeconds = prefetch?.readSeconds(ofFrame: recorded.index) ?? outcome.timings.read
+      record.waitSeconds = outcome.timings.read
+      record.timings = outcome.timings.tracking
+      record.planeSeconds = outcome.timings.planes
       record.closedLoop = frame.closedLoop
       record.planesOverlapped = outcome.timings.planesOverlapped
       record.planeWaitSeconds = outcome.timings.planeWait
@@ -262,15 +324,19 @@ public final class ReplayRun {
   /// frames before a closure moved with the map, so the closure is no jump in the trajectory); a frame
   /// without a recorded pose by the rigid corrections alone. O(frames + corrections).
   private func moveToFinalWorld() {
-    let finalFromEpoch = session.worldNowFromEpochs()
-    let recorded = Dictionary(
-      session.trajectory.map { ($0.frameIndex, $0.worldFromCamera) }, uniquingKeysWith: { $1 })
+    let corrections = WorldCorrections(session.worldNowFromEpochs())
     for i in frames.indices {
-      let correction = finalFromEpoch[frames[i].worldEpoch]
-      frames[i].finalFromDelivered = correction
-      frames[i].worldFromOptical =
-        recorded[frames[i].index].map { $0 * opticalFromCamera }
-        ?? correction * frames[i].deliveredWorldFromOptical
+      frames[i].corrections = corrections
+      frames[i].worldFromOptical = frames[i].finalFromDelivered * frames[i].deliveredWorldFromOptical
+    }
+    // The trajectory holds the frames with a pose, in recording order, as the records do: one walk
+    // over both (a later pose for the same frame wins).
+    var next = frames.startIndex
+    session.visitTrajectory { pose in
+      while next < frames.endIndex, frames[next].index < pose.frameIndex { next += 1 }
+      let target = next < frames.endIndex && frames[next].index == pose.frameIndex ? next : next - 1
+      guard frames.indices.contains(target), frames[target].index == pose.frameIndex else { return }
+      frames[target].worldFromOptical = pose.worldFromCamera * opticalFromCamera
     }
   }
 

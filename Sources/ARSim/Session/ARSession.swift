@@ -57,6 +57,10 @@ public final class ARSession: @unchecked Sendable {
   /// corrections). Read in O(frames + corrections).
   public var trajectory: [ARTrajectoryPose] { locked { epochs.poses() } }
 
+  /// Calls `body` with each pose of ``trajectory`` in turn, under the session's lock, without
+  /// building the array (a long replay reads its trajectory once, at the end, when memory peaks).
+  package func visitTrajectory(_ body: (ARTrajectoryPose) -> Void) { locked { epochs.visitPoses(body) } }
+
   private let lock = NSRecursiveLock()
   /// The world's epochs and the delivered poses, for ``trajectory``.
   private(set) var epochs = WorldEpochs()

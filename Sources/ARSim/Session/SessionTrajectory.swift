@@ -79,12 +79,22 @@ package struct WorldEpochs: Sendable {
 
   /// Every recorded pose, in the order recorded, re-expressed in the world now.
   package func poses() -> [ARTrajectoryPose] {
+    var result: [ARTrajectoryPose] = []
+    result.reserveCapacity(entries.count)
+    visitPoses { result.append($0) }
+    return result
+  }
+
+  /// Calls `body` with every recorded pose, in the order recorded, re-expressed in the world now,
+  /// without building the whole trajectory (what reads it once needs no copy of it).
+  package func visitPoses(_ body: (ARTrajectoryPose) -> Void) {
     let nowFrom = nowFromEpoch()
-    return entries.map { entry in
+    for entry in entries {
       let correction = nowFrom[entry.epoch]
-      return ARTrajectoryPose(
-        frameIndex: entry.frameIndex, timestamp: entry.timestamp,
-        worldFromCamera: correction * entry.worldFromCamera, nowFromDelivered: correction)
+      body(
+        ARTrajectoryPose(
+          frameIndex: entry.frameIndex, timestamp: entry.timestamp,
+          worldFromCamera: correction * entry.worldFromCamera, nowFromDelivered: correction))
     }
   }
 }
