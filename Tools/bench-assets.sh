@@ -2,9 +2,7 @@
 # Model loading speed: makes a benchmark usdz of about 1 MB with Pixar's USD (Tools/make_usd_fixtures.py,
 # not committed; kept in out/), builds assets-bench in release and prints the per-load median.
 # Usage: Tools/bench-assets.sh [--runs N] [MORE FILES...]
-set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$root"
+source "$(dirname "$0")/lib.sh"
 mkdir -p out
 big="out/bench-1mb.usdz"
 if [ ! -f "$big" ]; then

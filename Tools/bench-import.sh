@@ -5,8 +5,7 @@
 # Scanner export (default ../shared/datasets/stray-demo2), so that flat memory shows as equal RSS.
 # The load average is printed with the figures.
 # Usage: Tools/bench-import.sh [STRAY_FOLDER]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 src="${1:-../shared/datasets/stray-demo2}"
 [ -d "$src" ] || { echo "bench-import: $src is absent" >&2; exit 1; }
 swift build -c release --product arsim >&2

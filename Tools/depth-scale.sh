@@ -8,27 +8,22 @@
 #
 # Imports go to out/real/import/ (kept, reused), trajectories to out/real/. Progress on stderr.
 # ARSIM names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 out="${1:-Tools/figures/depth-scale.md}"
-shared=../shared/datasets
 captures=(record3d-dance/dance.r3d stray-early stray-demo2 scanner3d-corridor arkitscenes-40777063)
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 mkdir -p out/real/import "$(dirname "$out")"
 rows=()
 for capture in "${captures[@]}"; do
   name="${capture%%/*}"
-  if [ ! -e "$shared/$capture" ]; then
-    echo "depth-scale: $shared/$capture is absent" >&2
+  if [ ! -e "$shared_datasets/$capture" ]; then
+    echo "depth-scale: $shared_datasets/$capture is absent" >&2
     rows+=("| $name | absent | | | |")
     continue
   fi
-  [ -d "out/real/import/$name" ] || "$ARSIM" import "$shared/$capture" "out/real/import/$name" >/dev/null
+  [ -d "out/real/import/$name" ] || "$ARSIM" import "$shared_datasets/$capture" "out/real/import/$name" >/dev/null
   echo "depth-scale: $capture: replay" >&2
-  "$ARSIM" replay "$shared/$capture" --trajectory "out/real/$name.tum" >/dev/null 2>&1
+  "$ARSIM" replay "$shared_datasets/$capture" --trajectory "out/real/$name.tum" >/dev/null 2>&1
   echo "depth-scale: $capture: depth against poses" >&2
   read -r _ k q1 q3 pairs scale < <(Tools/python.sh Tools/depth_pose_scale.py "out/real/import/$name" \
     --trajectory "out/real/$name.tum" 2>/dev/null)

@@ -12,13 +12,9 @@
 # .build/fuzz/findings/TARGET. The last line printed is `fuzz: TARGET: N inputs in S s (E exec/s, ...)`;
 # the exit status is libFuzzer's (0: nothing found). Reproduce a finding without the fuzzer with
 # `swift run arsim-fuzz TARGET FILE`.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 targets=(session frames imu groundtruth tum planes taps scene image json usdz usdc usda lzfse stray record3d r3d exr arkitscenes scanner3d worldmap)
-if [ $# -lt 2 ]; then
-  echo "usage: Tools/fuzz.sh TARGET|all SECONDS [libFuzzer options...]  (targets: ${targets[*]})" >&2
-  exit 2
-fi
+[ $# -ge 2 ] || usage_error "Tools/fuzz.sh TARGET|all SECONDS [libFuzzer options...]  (targets: ${targets[*]})"
 target=$1
 seconds=$2
 shift 2

@@ -11,16 +11,13 @@
 # tracked frames, before and after the gap). A gap of more than 1 s (TrackerOptions'
 # interruptionThreshold) is an interruption: the frames after it are limited:relocalizing.
 # ARSIM names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-recording="${1:?usage: Tools/gap-figures.sh RECORDING [MODE [FIRST [COUNT]]]}"
+source "$(dirname "$0")/lib.sh"
+[ $# -ge 1 ] || usage_error "Tools/gap-figures.sh RECORDING [MODE [FIRST [COUNT]]]"
+recording="$1"
 mode="${2:-mono}"
 first="${3:-90}"
 count="${4:-20}"
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 gapped="$out/recording"

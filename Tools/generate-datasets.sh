@@ -10,8 +10,7 @@
 #                                        the phone-profile scenes (door, room-phone: 256x192 depth) keep
 #                                        their depth noise and JPEG quality, at 10 fps (room-phone: 10 s)
 #   Tools/generate-datasets.sh [--small] NAME...   only the named scenes
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 
 small=0
 if [ "${1:-}" = "--small" ]; then
@@ -21,27 +20,25 @@ fi
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then names=(tabletop room stress tabletop-mono door room-phone); fi
 
-echo "generate-datasets: swift build -c release --product arsim" >&2
-# SCRATCH_PATH (optional) is passed to swift build as --scratch-path.
-build=(swift build -c release ${SCRATCH_PATH:+--scratch-path "$SCRATCH_PATH"})
-"${build[@]}" --product arsim 2>&1 | tail -n 1 >&2
-arsim="$("${build[@]}" --show-bin-path)/arsim"
+# ARSIM (optional) names the arsim binary; default: a release build of this checkout (SCRATCH_PATH,
+# optional, is passed to swift build as --scratch-path).
+arsim_binary
 
 for name in "${names[@]}"; do
   scene="Datasets/scenes/$name.json"
   if [ "$small" -eq 1 ] && [ "$name" = door ]; then
-    "$arsim" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10
+    "$ARSIM" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10
   elif [ "$small" -eq 1 ] && [ "$name" = room-phone ]; then
-    "$arsim" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10 --duration 10
+    "$ARSIM" generate "$scene" "Datasets/$name" --overwrite --scale 0.5 --fps 10 --duration 10
   elif [ "$small" -eq 1 ]; then
     # 10 fps for the two scenes with most detail in depth keeps all of them within the budget.
     fps=15
     if [ "$name" = room ] || [ "$name" = stress ]; then fps=10; fi
-    "$arsim" generate "$scene" "Datasets/$name" --overwrite \
+    "$ARSIM" generate "$scene" "Datasets/$name" --overwrite \
       --scale 0.5 --fps "$fps" --jpeg-quality 85 --depth-noise 0
   else
     mkdir -p out/datasets
-    "$arsim" generate "$scene" "out/datasets/$name" --overwrite
+    "$ARSIM" generate "$scene" "out/datasets/$name" --overwrite
   fi
 done
 if [ "$small" -eq 1 ]; then

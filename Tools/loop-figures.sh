@@ -13,12 +13,8 @@
 # whose difference is the honest cost (it holds whatever runs outside the stage). Run twice, the
 # replays' events must be identical (determinism); the script checks it. ARSIM names the arsim
 # binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+source "$(dirname "$0")/lib.sh"
+arsim_binary
 small=out/datasets/backforth-320
 phone=out/datasets/backforth-phone-320
 full=out/datasets/backforth-640-60s

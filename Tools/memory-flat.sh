@@ -7,8 +7,7 @@
 #   Tools/memory-flat.sh [RECORDING] [SHORT LONG]     (default Datasets/tabletop 500 5000)
 #
 # Uses the release build (swift build -c release --product arsim); writes only under out/memory/.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 recording=${1:-Datasets/tabletop}
 lengths=("${2:-500}" "${3:-5000}")
 binary=.build/release/arsim

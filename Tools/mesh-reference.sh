@@ -10,31 +10,15 @@
 # on stdout. With the default captures present it
 # writes Tools/figures/mesh-reference.md. ARSIM names the arsim binary; default: a release build of
 # this checkout. Progress on stderr.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-shared=../shared/datasets
+source "$(dirname "$0")/lib.sh"
 defaults=(arkitscenes-40777063 stray-demo2)
-captures=("$@")
-[ ${#captures[@]} -eq 0 ] && captures=("${defaults[@]}")
-command="Tools/mesh-reference.sh"
-[ -n "${ARSIM:-}" ] && command="ARSIM=$ARSIM $command"
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+choose_captures "$@"
+arsim_binary
 mkdir -p out/planes/import out/mesh/replay
 present=()
 for name in "${captures[@]}"; do
-  src="$shared/$name"
-  [ "$name" = record3d-dance ] && src="$shared/$name/dance.r3d"
-  if [ ! -e "$src" ]; then
-    echo "mesh-reference: $src is absent" >&2
-    continue
-  fi
-  if [ ! -e "out/planes/import/$name/session.json" ]; then
-    echo "mesh-reference: importing $name" >&2
-    "$ARSIM" import "$src" "out/planes/import/$name" > /dev/null
-  fi
+  src="$(real_capture "$name")" || continue
+  import_capture "$name" "$src" "out/planes/import/$name"
   base="out/mesh/replay/$name"
   echo "mesh-reference: replaying $name without and with --mesh" >&2
   start=$(date +%s.%N)
@@ -53,4 +37,4 @@ if [ $# -eq 0 ] && [ ${#present[@]} -eq ${#defaults[@]} ]; then
   table=(--table Tools/figures/mesh-reference.md)
 fi
 ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-planes.txt exec Tools/python.sh Tools/mesh-reference.py \
-  --command "$command" "${table[@]}" "${present[@]}"
+  --command "$invocation" "${table[@]}" "${present[@]}"

@@ -13,15 +13,10 @@
 # out/phone-memory/ (gitignored). Flat memory: the two peaks agree within a few MB.
 #
 # ARSIM (optional) names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 export_dir=${1:-out/phone-record3d}
 lengths=("${2:-500}" "${3:-5000}")
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-  export ARSIM
-fi
+arsim_binary
 [ -f "$export_dir/metadata.json" ] || { echo "phone-figures: render it first: Tools/phone-record3d.sh $export_dir" >&2; exit 2; }
 Tools/replay-speed.sh "$export_dir"
 "$ARSIM" bench "$export_dir" 2>/dev/null

@@ -8,14 +8,10 @@
 #   Tools/phone-record3d.sh [OUT] [SECONDS]     (default out/phone-record3d, 10 s: 600 frames)
 #
 # ARSIM (optional) names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 out=${1:-out/phone-record3d}
 seconds=${2:-10}
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 mkdir -p out
 scene=out/phone-record3d-scene.json
 # Portrait: the landscape scene's camera turned on its side (same focal length, swapped size and

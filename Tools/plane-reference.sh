@@ -9,31 +9,15 @@
 # default options (events and trajectory into out/planes/replay/), the scores on stdout and the picture
 # out/planes/CAPTURE.png. With every default capture present it writes Tools/figures/planes-real.md.
 # ARSIM names the arsim binary; default: a release build of this checkout. Progress on stderr.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-shared=../shared/datasets
+source "$(dirname "$0")/lib.sh"
 defaults=(arkitscenes-40777063 stray-demo2 stray-early scanner3d-corridor record3d-dance)
-captures=("$@")
-[ ${#captures[@]} -eq 0 ] && captures=("${defaults[@]}")
-command="Tools/plane-reference.sh"
-[ -n "${ARSIM:-}" ] && command="ARSIM=$ARSIM $command"
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+choose_captures "$@"
+arsim_binary
 mkdir -p out/planes/import out/planes/replay
 present=()
 for name in "${captures[@]}"; do
-  src="$shared/$name"
-  [ "$name" = record3d-dance ] && src="$shared/$name/dance.r3d"
-  if [ ! -e "$src" ]; then
-    echo "plane-reference: $src is absent" >&2
-    continue
-  fi
-  if [ ! -e "out/planes/import/$name/session.json" ]; then
-    echo "plane-reference: importing $name" >&2
-    "$ARSIM" import "$src" "out/planes/import/$name" > /dev/null
-  fi
+  src="$(real_capture "$name")" || continue
+  import_capture "$name" "$src" "out/planes/import/$name"
   echo "plane-reference: replaying $name" >&2
   "$ARSIM" replay "$src" --events "out/planes/replay/$name.events.jsonl" \
     --trajectory "out/planes/replay/$name.traj.txt" > "out/planes/replay/$name.summary.txt" 2> /dev/null
@@ -44,4 +28,4 @@ if [ $# -eq 0 ] && [ ${#present[@]} -eq ${#defaults[@]} ]; then
   table=(--table Tools/figures/planes-real.md)
 fi
 ARSIM_EXTRA_REQUIREMENTS=Tools/requirements-planes.txt exec Tools/python.sh Tools/plane_reference.py \
-  --command "$command" --built "$(date -u -r "$ARSIM" '+%Y-%m-%d %H:%M UTC')" "${table[@]}" "${present[@]}"
+  --command "$invocation" --built "$(date -u -r "$ARSIM" '+%Y-%m-%d %H:%M UTC')" "${table[@]}" "${present[@]}"

@@ -6,9 +6,9 @@
 #   diff -r BEFORE AFTER
 #
 # ARSIM (optional) names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-out="${1:?usage: Tools/replay-outputs.sh OUT [RECORDING...]}"
+source "$(dirname "$0")/lib.sh"
+[ $# -ge 1 ] || usage_error "Tools/replay-outputs.sh OUT [RECORDING...]"
+out="$1"
 shift
 recordings=("$@")
 if [ ${#recordings[@]} -eq 0 ]; then
@@ -16,10 +16,7 @@ if [ ${#recordings[@]} -eq 0 ]; then
     [ -f "$dir/session.json" ] && recordings+=("$dir")
   done
 fi
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 mkdir -p "$out"
 for recording in "${recordings[@]}"; do
   name="$(echo "$recording" | tr '/' '_')"

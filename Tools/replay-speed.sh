@@ -12,18 +12,14 @@
 # too: other processes' CPU time inflates wall times.
 #
 # ARSIM (optional) names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 runs=3
 if [ "${1:-}" = "--runs" ]; then
   runs=$2
   shift 2
 fi
-[ $# -gt 0 ] || { echo "usage: Tools/replay-speed.sh [--runs N] RECORDING[=ARGS] ..." >&2; exit 2; }
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+[ $# -gt 0 ] || usage_error "Tools/replay-speed.sh [--runs N] RECORDING[=ARGS] ..."
+arsim_binary
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 echo "replay-speed: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"

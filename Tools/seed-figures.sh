@@ -11,8 +11,7 @@
 # each seed's figures (the 1-frame RPE too), the must-holds it misses, how many seeds miss each one,
 # and the means of ATE, RPE and gravity error over the seeds.
 # ARSIM names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 scene="${1:-room-phone}"
 first="${2:-1}"
 count="${3:-20}"
@@ -22,10 +21,7 @@ case "$scene" in
   door) options=(--scale 0.5 --fps "$fps") ;;
   *) echo "seed-figures: unknown scene '$scene' (room-phone or door)" >&2; exit 2 ;;
 esac
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 mkdir -p out/seeds
 name="$scene"
 [ "$fps" = 10 ] || name="$scene-${fps}fps"

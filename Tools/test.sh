@@ -7,8 +7,7 @@
 # rebuild everything on each switch). Most of the suite replays recordings through tracking and
 # plane detection, which an unoptimised build runs 5-8 times slower: on this project's 2-core
 # machine the suite (620 tests) took 37 min as a debug build and takes 87 s like this, both at load 1.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 Tools/setup.sh
 
 scratch=(-c release --scratch-path .build/tests)

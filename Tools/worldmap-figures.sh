@@ -11,17 +11,13 @@
 # world and how far the restored anchors are from their place in A (Tools/worldmap_figures.py;
 # through A's Sim(3) alignment in mono, whose scale is A's own).
 # ARSIM names the arsim binary; default: a release build of this checkout.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+source "$(dirname "$0")/lib.sh"
 recording="${1:-out/datasets/tabletop-full}"
 mode=()
 [ -n "${2:-}" ] && mode=(--mode "$2")
 sim3=()
 [ "${2:-}" = mono ] && sim3=(--sim3)
-if [ -z "${ARSIM:-}" ]; then
-  swift build -c release --product arsim 2>&1 | tail -n 1 >&2
-  ARSIM="$(swift build -c release --show-bin-path)/arsim"
-fi
+arsim_binary
 if [ ! -f "$recording/session.json" ]; then
   "$ARSIM" generate Datasets/scenes/tabletop.json "$recording" >&2
 fi

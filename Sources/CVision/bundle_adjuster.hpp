@@ -1,5 +1,6 @@
 // Internal to bundle.cpp: the sliding-window bundle adjuster (see bundle.cpp for the method,
-// the normal equations and the damping).
+// the normal equations and the damping). Its normal equations are built in
+// bundle_normal_equations.cpp, its damped step solved in bundle_solve.cpp.
 //
 // The per-observation and per-point arithmetic (the inner loops) is written out on fixed-size double
 // arrays rather than Eigen expressions: a debug build compiles C++ without optimisation, where every
@@ -233,257 +234,23 @@ class BundleAdjuster {
   }
 
   /// Builds the undamped normal equations at `state`.
-  void linearise(const State &state) {
-    for (auto &U : U_) U.fill(0);
-    for (auto &g : gc_) g.fill(0);
-    for (auto &V : V_) V.fill(0);
-    for (auto &g : gp_) g.fill(0);
-    std::fill(point_active_.begin(), point_active_.end(), 0);
-    for (size_t i = 0; i < observations_.size(); ++i) {
-      const Observation &o = observations_[i];
-      Linearised &l = linearised_[i];
-      const Pose &pose = state.poses[size_t(o.camera)];
-      double p[3];
-      transform(pose, state.points[size_t(o.point)], p);
-      if (!(p[2] > kMinDepth)) {
-        l.w = 0;  // behind the camera: ignored
-        l.wd = 0;
-        continue;
-      }
-      const double e = pixel_error(o, p, l.r);
-      l.w = e <= delta_ ? 1.0 : delta_ / e;
-      const double z_inv = 1.0 / p[2];
-      const double d_proj[2][3] = {{k_.fx * z_inv, 0, -k_.fx * p[0] * z_inv * z_inv},
-                                   {0, k_.fy * z_inv, -k_.fy * p[1] * z_inv * z_inv}};
-      const double *R = pose.R.data();  // column-major: R(i, j) = R[i + 3 j]
-      for (int a = 0; a < 2; ++a) {
-        for (int j = 0; j < 3; ++j) {
-          l.Jp[a][j] = d_proj[a][0] * R[3 * j] + d_proj[a][1] * R[1 + 3 * j] + d_proj[a][2] * R[2 + 3 * j];
-        }
-      }
-      // The depth prior: rd = (z - depth) / sigma, z the third row of R X + t.
-      l.wd = 0;
-      if (o.inverse_sigma > 0) {
-        const double s = o.inverse_sigma;
-        l.rd = (p[2] - o.depth) * s;
-        const double ed = std::abs(l.rd);
-        l.wd = ed <= depth_delta_ ? 1.0 : depth_delta_ / ed;
-        for (int j = 0; j < 3; ++j) l.Jpd[j] = s * R[2 + 3 * j];
-        // d z / d omega = row 2 of -[p]x = (p.y, -p.x, 0); d z / d dt = (0, 0, 1).
-        const double jcd[6] = {p[1] * s, -p[0] * s, 0, 0, 0, s};
-        std::copy(jcd, jcd + 6, l.Jcd);
-      }
-      const int32_t c = free_index_[size_t(o.camera)];
-      if (c >= 0) {
-        // d(exp(omega) p)/d omega at 0 = -[p]x, so the rotation columns are -d_proj [p]x.
-        const double skew[3][3] = {{0, -p[2], p[1]}, {p[2], 0, -p[0]}, {-p[1], p[0], 0}};
-        for (int a = 0; a < 2; ++a) {
-          for (int j = 0; j < 3; ++j) {
-            l.Jc[a][j] = -(d_proj[a][0] * skew[0][j] + d_proj[a][1] * skew[1][j] + d_proj[a][2] * skew[2][j]);
-            l.Jc[a][3 + j] = d_proj[a][j];
-          }
-        }
-        Block66 &U = U_[size_t(c)];
-        Vec6 &g = gc_[size_t(c)];
-        for (int m = 0; m < 6; ++m) {
-          const double a0 = l.w * l.Jc[0][m], a1 = l.w * l.Jc[1][m];
-          for (int n = 0; n < 6; ++n) U[6 * m + n] += a0 * l.Jc[0][n] + a1 * l.Jc[1][n];
-          g[m] += a0 * l.r[0] + a1 * l.r[1];
-          for (int j = 0; j < 3; ++j) l.W[m][j] = a0 * l.Jp[0][j] + a1 * l.Jp[1][j];
-        }
-        if (l.wd > 0) {
-          for (int m = 0; m < 6; ++m) {
-            const double a = l.wd * l.Jcd[m];
-            for (int n = 0; n < 6; ++n) U[6 * m + n] += a * l.Jcd[n];
-            g[m] += a * l.rd;
-            for (int j = 0; j < 3; ++j) l.W[m][j] += a * l.Jpd[j];
-          }
-        }
-      }
-      Block33 &V = V_[size_t(o.point)];
-      Vec3 &g = gp_[size_t(o.point)];
-      for (int j = 0; j < 3; ++j) {
-        const double a0 = l.w * l.Jp[0][j], a1 = l.w * l.Jp[1][j];
-        for (int k = 0; k < 3; ++k) V[3 * j + k] += a0 * l.Jp[0][k] + a1 * l.Jp[1][k];
-        g[j] += a0 * l.r[0] + a1 * l.r[1];
-        if (l.wd > 0) {
-          const double a = l.wd * l.Jpd[j];
-          for (int k = 0; k < 3; ++k) V[3 * j + k] += a * l.Jpd[k];
-          g[j] += a * l.rd;
-        }
-      }
-      point_active_[size_t(o.point)] = 1;
-    }
-    linearise_priors(state);
-  }
+  void linearise(const State &state);
 
   /// Adds the rotation priors to the camera blocks and gradients; their cross terms between two free
   /// cameras are kept for `solve` (linearised_priors_).
-  void linearise_priors(const State &state) {
-    for (size_t k = 0; k < priors_.size(); ++k) {
-      const RotationPrior &p = priors_[k];
-      LinearisedPrior &l = linearised_priors_[k];
-      const Eigen::Matrix3d A = prior_rotation(p, state);
-      const Eigen::Vector3d phi = so3_log(p.Q.transpose() * A);
-      // Q^T exp(wa) A exp(-wb) = (Q^T A) exp(A^T wa - wb) to first order.
-      const Eigen::Matrix3d Jinv = p.inverse_sigma * so3_right_jacobian_inverse(phi);
-      const Eigen::Matrix3d Ja = Jinv * A.transpose();
-      for (int i = 0; i < 3; ++i) {
-        l.r[i] = p.inverse_sigma * phi(i);
-        for (int j = 0; j < 3; ++j) {
-          l.Ja[i][j] = Ja(i, j);
-          l.Jb[i][j] = -Jinv(i, j);
-        }
-      }
-      add_prior_block(free_index_[size_t(p.a)], l.Ja, l.r);
-      add_prior_block(free_index_[size_t(p.b)], l.Jb, l.r);
-    }
-  }
+  void linearise_priors(const State &state);
 
   /// Adds J^T J and J^T r of one camera's part of a rotation prior to its rotation block.
-  void add_prior_block(int32_t c, const double J[3][3], const double r[3]) {
-    if (c < 0) return;
-    Block66 &U = U_[size_t(c)];
-    Vec6 &g = gc_[size_t(c)];
-    for (int m = 0; m < 3; ++m) {
-      for (int n = 0; n < 3; ++n) {
-        U[6 * m + n] += J[0][m] * J[0][n] + J[1][m] * J[1][n] + J[2][m] * J[2][n];
-      }
-      g[m] += J[0][m] * r[0] + J[1][m] * r[1] + J[2][m] * r[2];
-    }
-  }
+  void add_prior_block(int32_t c, const double J[3][3], const double r[3]);
 
   /// Solves the damped normal equations by the Schur complement on the points. Returns false when
   /// the reduced camera system cannot be solved or the step is not finite.
-  bool solve(double lambda, Eigen::VectorXd &camera_step, std::vector<Eigen::Vector3d> &point_step) {
-    const Eigen::Index dim = 6 * Eigen::Index(free_count_);
-    S_.setZero(dim, dim);
-    b_.setZero(dim);
-    double *S = S_.data();  // column-major: S(r, c) = S[r + dim c]
-    double *b = b_.data();
-    for (int32_t c = 0; c < free_count_; ++c) {
-      const Block66 &U = U_[size_t(c)];
-      for (int m = 0; m < 6; ++m) {
-        for (int n = 0; n < 6; ++n) S[(6 * c + m) + dim * (6 * c + n)] = U[6 * m + n];
-        S[(6 * c + m) * (dim + 1)] += lambda * std::max(U[7 * m], kDiagonalFloor);
-        b[6 * c + m] = -gc_[size_t(c)][m];
-      }
-    }
-    // The rotation priors' cross terms between two free cameras (lower triangle: row block > column).
-    for (size_t k = 0; k < priors_.size(); ++k) {
-      const int32_t ca = free_index_[size_t(priors_[k].a)], cb = free_index_[size_t(priors_[k].b)];
-      if (ca < 0 || cb < 0 || ca == cb) continue;
-      const LinearisedPrior &l = linearised_priors_[k];
-      const bool a_below = ca > cb;
-      const int32_t row = a_below ? ca : cb, column = a_below ? cb : ca;
-      const auto &Jr = a_below ? l.Ja : l.Jb;
-      const auto &Jc = a_below ? l.Jb : l.Ja;
-      for (int m = 0; m < 3; ++m) {
-        for (int n = 0; n < 3; ++n) {
-          S[(6 * row + m) + dim * (6 * column + n)] += Jr[0][m] * Jc[0][n] + Jr[1][m] * Jc[1][n] + Jr[2][m] * Jc[2][n];
-        }
-      }
-    }
-    for (int32_t j = 0; j < point_count_; ++j) {
-      Block33 &Vinv = Vinv_[size_t(j)];
-      if (point_active_[size_t(j)] == 0) {
-        Vinv.fill(0);  // no observation in front of a camera: the point stays where it is
-        continue;
-      }
-      Block33 V = V_[size_t(j)];
-      for (int d = 0; d < 3; ++d) V[4 * d] += lambda * std::max(V[4 * d], kDiagonalFloor);
-      if (!invert(V, Vinv)) {
-        Vinv.fill(0);  // not positive definite (numerically): hold the point for this step
-        continue;
-      }
-      if (free_count_ == 0) continue;
-      const Vec3 &gp = gp_[size_t(j)];
-      const int32_t begin = point_offsets_[size_t(j)], end = point_offsets_[size_t(j) + 1];
-      for (int32_t a = begin; a < end; ++a) {
-        const int32_t ia = by_point_[size_t(a)];
-        Linearised &la = linearised_[size_t(ia)];
-        const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
-        if (ca < 0 || la.w == 0) continue;
-        for (int m = 0; m < 6; ++m) {
-          for (int k = 0; k < 3; ++k) {
-            la.T[m][k] = la.W[m][0] * Vinv[k] + la.W[m][1] * Vinv[3 + k] + la.W[m][2] * Vinv[6 + k];
-          }
-          b[6 * ca + m] += la.T[m][0] * gp[0] + la.T[m][1] * gp[1] + la.T[m][2] * gp[2];
-        }
-      }
-      // Only the lower triangle of the reduced system is filled (LDLT reads only that one).
-      for (int32_t a = begin; a < end; ++a) {
-        const int32_t ia = by_point_[size_t(a)];
-        const Linearised &la = linearised_[size_t(ia)];
-        const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
-        if (ca < 0 || la.w == 0) continue;
-        for (int32_t bb = begin; bb < end; ++bb) {
-          const int32_t ib = by_point_[size_t(bb)];
-          const Linearised &lb = linearised_[size_t(ib)];
-          const int32_t cb = free_index_[size_t(observations_[size_t(ib)].camera)];
-          if (cb < 0 || lb.w == 0 || cb > ca) continue;
-          for (int n = 0; n < 6; ++n) {
-            double *column = S + dim * (6 * cb + n) + 6 * ca;
-            for (int m = 0; m < 6; ++m) {
-              column[m] -= la.T[m][0] * lb.W[n][0] + la.T[m][1] * lb.W[n][1] + la.T[m][2] * lb.W[n][2];
-            }
-          }
-        }
-      }
-    }
-
-    camera_step.setZero(dim);
-    if (free_count_ > 0) {
-      Eigen::LDLT<Eigen::MatrixXd, Eigen::Lower> ldlt(S_);
-      if (ldlt.info() != Eigen::Success) return false;
-      camera_step = ldlt.solve(b_);
-      if (!camera_step.allFinite()) return false;
-    }
-    const double *dc = camera_step.data();
-    for (int32_t j = 0; j < point_count_; ++j) {
-      const Vec3 &gp = gp_[size_t(j)];
-      double rhs[3] = {-gp[0], -gp[1], -gp[2]};
-      const int32_t begin = point_offsets_[size_t(j)], end = point_offsets_[size_t(j) + 1];
-      for (int32_t a = begin; a < end; ++a) {
-        const int32_t ia = by_point_[size_t(a)];
-        const Linearised &la = linearised_[size_t(ia)];
-        const int32_t ca = free_index_[size_t(observations_[size_t(ia)].camera)];
-        if (ca < 0 || la.w == 0) continue;
-        for (int m = 0; m < 6; ++m) {
-          for (int k = 0; k < 3; ++k) rhs[k] -= la.W[m][k] * dc[6 * ca + m];
-        }
-      }
-      const Block33 &Vinv = Vinv_[size_t(j)];
-      double *step = point_step[size_t(j)].data();
-      for (int k = 0; k < 3; ++k) {
-        step[k] = Vinv[3 * k] * rhs[0] + Vinv[3 * k + 1] * rhs[1] + Vinv[3 * k + 2] * rhs[2];
-        if (!std::isfinite(step[k])) return false;
-      }
-    }
-    return true;
-  }
+  bool solve(double lambda, Eigen::VectorXd &camera_step, std::vector<Eigen::Vector3d> &point_step);
 
   /// The decrease of the damped quadratic model for a step of the last `solve`:
   /// -g^T d - 1/2 d^T H d = 1/2 d^T (lambda D d - g), with D the floored diagonal of H.
   double predicted_decrease(double lambda, const Eigen::VectorXd &camera_step,
-                            const std::vector<Eigen::Vector3d> &point_step) const {
-    double sum = 0;
-    const double *dc = camera_step.data();
-    for (int32_t c = 0; c < free_count_; ++c) {
-      for (int k = 0; k < 6; ++k) {
-        const double d = dc[6 * c + k];
-        sum += d * (lambda * std::max(U_[size_t(c)][7 * k], kDiagonalFloor) * d - gc_[size_t(c)][k]);
-      }
-    }
-    for (int32_t j = 0; j < point_count_; ++j) {
-      if (point_active_[size_t(j)] == 0) continue;
-      const double *d = point_step[size_t(j)].data();
-      for (int k = 0; k < 3; ++k) {
-        sum += d[k] * (lambda * std::max(V_[size_t(j)][4 * k], kDiagonalFloor) * d[k] - gp_[size_t(j)][k]);
-      }
-    }
-    return 0.5 * sum;
-  }
+                            const std::vector<Eigen::Vector3d> &point_step) const;
 
   /// `state` moved by a step (cameras by left SE(3) increments, points additively).
   State apply(const State &state, const Eigen::VectorXd &camera_step,

@@ -87,12 +87,29 @@ public final class FrameCollector: ARSessionDelegate {
   public static func replay(
     source: any FrameSource, configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration()
   ) throws -> (session: ARSession, collector: FrameCollector) {
+    let (session, collector) = running(configuration)
+    try collector.play(ARReplay(session: session, source: source))
+    return (session, collector)
+  }
+
+  /// A new session with a new collector as its delegate, running `configuration`.
+  public static func running(
+    _ configuration: ARWorldTrackingConfiguration = ARWorldTrackingConfiguration()
+  ) -> (session: ARSession, collector: FrameCollector) {
     let session = ARSession()
     let collector = FrameCollector()
     session.delegate = collector
     session.run(configuration)
-    let replay = ARReplay(session: session, source: source)
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
     return (session, collector)
+  }
+
+  /// Steps `replay` (whose session has this collector as its delegate) through `frames` more frames,
+  /// or to the end of its recording when nil or sooner; records carry the recording's ground truth.
+  public func play(_ replay: ARReplay, frames: Int? = nil) throws {
+    var played = 0
+    while played < frames ?? .max, try replay.step() != nil {
+      attachGroundTruth(replay.lastFrame?.groundTruth)
+      played += 1
+    }
   }
 }

@@ -281,3 +281,27 @@ struct PlaneCountLine {
     total += count
   }
 }
+
+/// Packed integer cell coordinates of the 2-D grids on planes.
+enum PlaneCells {
+  /// `x` rounded down, as `Int64(x.rounded(.down))` (the same value, and the same trap for NaN or a value
+  /// out of range), without the call to the C library's `floor` that x86-64 without SSE 4.1 makes.
+  @inline(__always)
+  static func floor(_ x: Double) -> Int64 {
+    let truncated = Int64(x)
+    // `&-` cannot wrap: a truncated value above `x` is above −2⁶³.
+    return Double(truncated) > x ? truncated &- 1 : truncated
+  }
+
+  /// The key of cell `(x, y)` (each within ±2³¹).
+  @inline(__always)
+  static func key(_ x: Int64, _ y: Int64) -> Int64 {
+    (x &<< 32) | (y & 0xFFFF_FFFF)
+  }
+
+  /// The cell `(x, y)` of a key (``key(_:_:)``'s inverse).
+  @inline(__always)
+  static func components(_ key: Int64) -> (Int64, Int64) {
+    (key >> 32, Int64(Int32(truncatingIfNeeded: key)))
+  }
+}

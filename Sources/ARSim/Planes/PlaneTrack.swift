@@ -51,7 +51,7 @@ struct PlaneTrack {
   /// of them each column and each row holds: the area of its support along the anchor's horizontal x
   /// axis and along world up, for ``verticalExtent``.
   private var extentCells = PlaneCellSet()
-  private var extentColumns = PlaneCountLine()
+  private(set) var extentColumns = PlaneCountLine()
   private var extentRows = PlaneCountLine()
   /// The cell size of ``verticalExtent``'s grid, metres (the plane detector's default voxel size).
   static let extentCellSize = 0.02
@@ -250,7 +250,7 @@ struct PlaneTrack {
   }
 
   /// The world centres of the occupied cells, in no particular order.
-  private var cellCentres: [SIMD3<Double>] { cellCentres2D.map { world(anchor2D: $0) } }
+  var cellCentres: [SIMD3<Double>] { cellCentres2D.map { world(anchor2D: $0) } }
 
   /// The anchor 2-D centres of the occupied cells, in no particular order.
   private var cellCentres2D: [SIMD2<Double>] { cells.map { Self.centre(of: $0, cellSize: cellSize) } }
@@ -383,60 +383,6 @@ struct PlaneTrack {
     }
   }
 
-  /// What the tests of ``match(_:options:)``, which need no spread, tell of whether another track is
-  /// the same surface as this one.
-  enum SurfaceMatch {
-    /// The same surface.
-    case same
-    /// Not the same surface.
-    case different
-    /// The same surface if the supports lie on one plane (``continues(_:spreads:options:)``) and touch
-    /// or overlap (``touchesOrOverlaps(_:)``).
-    case ifContinuing
-  }
-
-  /// Whether `other` is the same surface as this one (``PlaneDetectionOptions`` has the thresholds):
-  /// the same alignment, normals within ``PlaneDetectionOptions/mergeAngleDegrees``, and either
-  /// - two floors (both classified `.floor`) at heights within ``PlaneDetectionOptions/floorMergeDistance``,
-  ///   or two walls (both `.wall`) each within ``PlaneDetectionOptions/wallMergeDistance`` of the other's
-  ///   plane: one floor or wall, even where furniture or a door hides it between them; or
-  /// - the supports touching (an occupied cell of one next to an occupied cell of the other) or the
-  ///   hulls overlapping, and the planes coinciding: each centroid within
-  ///   ``PlaneDetectionOptions/mergeDistance`` of the other's plane, or both supports together lying on
-  ///   one plane (``continues(_:spreads:options:)``). The last test needs each support's spread
-  ///   (``spread()``, which a track keeps until it changes), so this answers ``SurfaceMatch/ifContinuing``
-  ///   when only it can decide.
-  func match(_ other: PlaneTrack, options: PlaneDetectionOptions) -> SurfaceMatch {
-    guard alignment == other.alignment, plane.angle(to: other.plane) <= options.mergeAngleDegrees * .pi / 180,
-      let mine = moments.mean, let theirs = other.moments.mean
-    else { return .different }
-    if alignment == .horizontal && classification == .floor && other.classification == .floor
-      && (height - other.height).magnitude <= options.floorMergeDistance
-    {
-      return .same
-    }
-    if alignment == .vertical && classification == .wall && other.classification == .wall
-      && plane.signedDistance(to: theirs).magnitude <= options.wallMergeDistance
-      && other.plane.signedDistance(to: mine).magnitude <= options.wallMergeDistance
-    {
-      return .same
-    }
-    let coplanar =
-      plane.signedDistance(to: theirs).magnitude <= options.mergeDistance
-      && other.plane.signedDistance(to: mine).magnitude <= options.mergeDistance
-    guard coplanar else { return .ifContinuing }
-    return touchesOrOverlaps(other) ? .same : .different
-  }
-
-  /// Whether the supports touch (an occupied cell of one next to an occupied cell of the other) or the
-  /// hulls overlap.
-  func touchesOrOverlaps(_ other: PlaneTrack) -> Bool {
-    let (small, large) = cells.count <= other.cells.count ? (self, other) : (other, self)
-    for centre in small.cellCentres where large.touches(point: centre) { return true }
-    let mapped = other.hull.map { anchor2D(other.world(anchor2D: $0)) }
-    return Polygon2D.convexIntersectionArea(hull, mapped) > 0
-  }
-
   /// The mean squared distance of the support's points from their free least-squares plane (the
   /// smallest eigenvalue of their covariance), worked out once until the support changes; nil for a
   /// degenerate support.
@@ -445,39 +391,6 @@ struct PlaneTrack {
     let spread = moments.meanSquaredDistance
     knownSpread = .some(spread)
     return spread
-  }
-
-  /// Whether the points of both supports lie on one plane: the root-mean-square distance of all of them
-  /// from their free least-squares plane exceeds the larger of the two supports' own (`spreads`, this
-  /// one's and `other`'s ``spread()``) by at most ``PlaneDetectionOptions/mergeRoughening``, and that
-  /// plane is within the alignment's tolerance; two parallel vertical planes found in one detection a
-  /// step of several spreads apart never are (``PlaneDetectionOptions/distinctStepDegrees``).
-  ///
-  /// Gravity-aligned planes cannot follow a surface that is tilted against the estimated gravity (a
-  /// gravity error of a few degrees, a wall out of plumb): such a surface splits into parallel bands a
-  /// few centimetres apart, whose centroids are too far from each other's planes to merge, but whose
-  /// points together are one flat surface. Two parallel surfaces (a door set into a wall) are not: their
-  /// union is as rough as their separation.
-  func continues(_ other: PlaneTrack, spreads: (Double?, Double?), options: PlaneDetectionOptions) -> Bool {
-    guard let (free, together) = (moments + other.moments).planeFit, let a = spreads.0, let b = spreads.1,
-      GravityAlignedPlane.isWithinTolerance(free, alignment: alignment, options: options),
-      let mine = moments.mean, let theirs = other.moments.mean
-    else { return false }
-    let rougher = max(a, b).squareRoot()
-    if alignment == .vertical, createdFrame == other.createdFrame,
-      plane.angle(to: other.plane) <= options.distinctStepDegrees * .pi / 180
-    {
-      // A step between parallel planes that their union takes up by turning about the vertical (the
-      // union of a wall's bands under a gravity error tilts instead).
-      let up = GravityAlignedPlane.up
-      let tilt = asin(min(1, abs(simd_dot(free.normal, up))))
-      let across = free.normal - simd_dot(free.normal, up) * up
-      let turn = acos(min(1, abs(simd_dot(simd_normalize(across), plane.normal))))
-      let step = min(
-        plane.signedDistance(to: theirs).magnitude, other.plane.signedDistance(to: mine).magnitude)
-      if turn > tilt && step > options.distinctStepMultiple * rougher { return false }
-    }
-    return together.squareRoot() <= rougher + options.mergeRoughening
   }
 
   /// Takes over the support of `other` (moments, cells, hull, votes) and refits.
@@ -492,223 +405,5 @@ struct PlaneTrack {
     seenFromBelow += other.seenFromBelow
     refit()
     dirty = true
-  }
-
-  // MARK: Reporting
-
-  /// The anchor as ARKit would report it now.
-  func makeAnchor(maximumBoundaryVertices: Int, sessionIdentifier: UUID?) -> ARPlaneAnchor {
-    Self.anchor(
-      identifier: identifier, transform: transform, alignment: alignment, outline: reportedOutline,
-      normal: inverseRotation * plane.normal, offset: plane.signedDistance(to: origin),
-      maximumBoundaryVertices: maximumBoundaryVertices, classification: classification,
-      sessionIdentifier: sessionIdentifier)
-  }
-
-  /// The anchor ARKit reports for `outline` (anchor 2-D, convex): its boundary simplified to
-  /// `maximumBoundaryVertices`, its centre and extent the outline's minimum-area rectangle, each point
-  /// lifted onto the refined plane `normal·q + offset = 0` in anchor space (its y solved at (x, z)).
-  static func anchor(
-    identifier: UUID, transform: simd_float4x4, alignment: ARPlaneAnchor.Alignment, outline: [SIMD2<Double>],
-    normal: SIMD3<Double>, offset: Double, maximumBoundaryVertices: Int,
-    classification: ARPlaneAnchor.Classification, sessionIdentifier: UUID?
-  ) -> ARPlaneAnchor {
-    func lifted(_ p: SIMD2<Double>) -> simd_float3 {
-      let x = p.x
-      let z = -p.y
-      let y = normal.y.magnitude > 1e-9 ? -(offset + normal.x * x + normal.z * z) / normal.y : 0
-      return simd_float3(micrometres(x), micrometres(y), micrometres(z))
-    }
-    let boundary = simplified(outline, maximumCount: max(maximumBoundaryVertices, 3))
-    let rectangle = reduced(
-      Polygon2D.minimumAreaRectangle(outline)
-        ?? OrientedRectangle(center: .zero, width: 0, height: 0, angle: 0))
-    return ARPlaneAnchor(
-      identifier: identifier, transform: transform, alignment: alignment, center: lifted(rectangle.center),
-      planeExtent: ARPlaneExtent(
-        width: Float(rectangle.width), height: Float(rectangle.height),
-        rotationOnYAxis: Float(rectangle.angle)),
-      geometry: ARPlaneGeometry(boundary: boundary.map(lifted)), classification: classification,
-      sessionIdentifier: sessionIdentifier)
-  }
-
-  /// The outline an anchor reports (anchor 2-D): the hull, for a vertical plane cut to the robust
-  /// horizontal span of its support (``robustSpan(_:cellSize:tail:)`` of the extent columns, tails of
-  /// ``outlineTail``) when that leaves a polygon. The hull holds every point ever added: a few voxels
-  /// where a wall meets the floor (their means in front of the wall, on a door's plane beside it) can
-  /// join the door's anchor, and its convex hull then takes a sliver over the wall, where taps hit the
-  /// door's plane in front of the wall. The vertical span is left whole: the rows near a wall's top,
-  /// seen less, are sparse, and a cut there would take part of the walls' real extent.
-  var reportedOutline: [SIMD2<Double>] {
-    guard alignment == .vertical,
-      let span = Self.robustSpan(extentColumns, cellSize: Self.extentCellSize, tail: Self.outlineTail)
-    else { return hull }
-    let (low, high) = hull.reduce((Double.infinity, -Double.infinity)) { (min($0.0, $1.y), max($0.1, $1.y)) }
-    guard low < high else { return hull }
-    let band = [SIMD2(span.low, low), SIMD2(span.high, low), SIMD2(span.high, high), SIMD2(span.low, high)]
-    let clipped = Polygon2D.convexHull(Polygon2D.convexIntersection(hull, band))
-    return clipped.count >= 3 ? clipped : hull
-  }
-
-  /// The tail of ``reportedOutline``'s span: a few voxels of a support of hundreds are cut off, the
-  /// edges of a uniformly seen surface are kept (the span is widened by the tails' share). 0.005, a
-  /// quarter of ``verticalExtent``'s: a larger tail cuts real edges off walls, and taps near them miss
-  /// (the plane IoU and taps of `arsim eval`).
-  static let outlineTail = 0.005
-
-  /// `metres` rounded to the micrometre, so that rounding noise of the frame changes (1e-16 m) does not
-  /// show: a new anchor's centre is exactly `(0, 0, 0)`.
-  static func micrometres(_ metres: Double) -> Float {
-    Float((metres * 1e6).rounded() / 1e6)
-  }
-
-  /// The rectangle with its angle in `(−π/4, π/4]`, width and height swapped when it turns.
-  static func reduced(_ rectangle: OrientedRectangle) -> (
-    center: SIMD2<Double>, width: Double, height: Double, angle: Double
-  ) {
-    if rectangle.angle > Double.pi / 4 {
-      return (rectangle.center, rectangle.height, rectangle.width, rectangle.angle - Double.pi / 2)
-    }
-    return (rectangle.center, rectangle.width, rectangle.height, rectangle.angle)
-  }
-
-  /// A convex polygon with at most `maximumCount` vertices: repeatedly drops the vertex whose removal
-  /// loses the least area (the result stays inside the polygon).
-  static func simplified(_ polygon: [SIMD2<Double>], maximumCount: Int) -> [SIMD2<Double>] {
-    var result = polygon
-    while result.count > maximumCount {
-      var smallest = Double.infinity
-      var victim = 0
-      for i in result.indices {
-        let a = result[(i + result.count - 1) % result.count]
-        let b = result[i]
-        let c = result[(i + 1) % result.count]
-        let loss = ((b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x)).magnitude
-        if loss < smallest {
-          smallest = loss
-          victim = i
-        }
-      }
-      result.remove(at: victim)
-    }
-    return result
-  }
-}
-
-/// How a world correction moves a track's anchor 2-D points (from the old anchor frame through the
-/// corrected world into the re-levelled one), for the cells of its grids: a correction moves every
-/// cell of every track, and the exact move (``PlaneTrack/applyWorldCorrection(_:)``'s `moved`: three
-/// changes of frame, one a quaternion's) cost most of what moving a track did.
-///
-/// That move is an affine map of the plane (a rotation and a shift, up to rounding), worked out here
-/// once. A cell is what the affine map's point gives whenever that point lies farther from the cell's
-/// edges than the two can differ by rounding (a bound far above it: 10⁻¹⁰ of the coordinates' size);
-/// nearer an edge, the exact move decides. So the cells are, to the bit, those the exact move gives.
-struct AnchorMove {
-  /// The exact move.
-  let exact: (SIMD2<Double>) -> SIMD2<Double>
-  /// The affine map: `shift + x·xImage + y·yImage`.
-  private let shift: SIMD2<Double>
-  private let xImage: SIMD2<Double>
-  private let yImage: SIMD2<Double>
-  /// The size of the coordinates the exact move goes through, metres: origins and translation.
-  private let scale: Double
-
-  /// The move of points from an old anchor frame (`oldRotation`: worldFromAnchor's, at `oldOrigin`)
-  /// across `correction` into a new one (`newInverseRotation`: anchorFromWorld's, at `newOrigin`);
-  /// `exact` maps a point of the old frame to the new (``PlaneTrack/anchor2D(_:)`` of the new frame of
-  /// the corrected ``PlaneTrack/world(anchor2D:)`` of the old).
-  init(
-    exact: @escaping (SIMD2<Double>) -> SIMD2<Double>, oldRotation: simd_double3x3, oldOrigin: SIMD3<Double>,
-    newInverseRotation: simd_double3x3, newOrigin: SIMD3<Double>, correction: PreparedCorrection
-  ) {
-    self.exact = exact
-    shift = exact(.zero)
-    // Anchor 2-D (x, y) is the anchor's (x, 0, −y); back in anchor 2-D, a vector's (x, −z).
-    func image(_ axis: SIMD3<Double>) -> SIMD2<Double> {
-      let q = newInverseRotation * correction.rotate(oldRotation * axis)
-      return SIMD2(q.x, -q.z)
-    }
-    xImage = image(SIMD3(1, 0, 0))
-    yImage = image(SIMD3(0, 0, -1))
-    func size(_ v: SIMD3<Double>) -> Double { v.x.magnitude + v.y.magnitude + v.z.magnitude }
-    scale = size(oldOrigin) + size(newOrigin) + size(correction.translation)
-  }
-
-  /// The cell of a grid of `cellSize` (anchor 2-D of the new frame) that `p` (anchor 2-D of the old
-  /// frame) moves into: `(⌊x / cellSize⌋, ⌊y / cellSize⌋)` of the exact move.
-  @inline(__always)
-  func cell(of p: SIMD2<Double>, cellSize: Double) -> (Int64, Int64) {
-    let q = shift + p.x * xImage + p.y * yImage
-    let tolerance = 1e-10 * (1 + scale + p.x.magnitude + p.y.magnitude)
-    if let cx = Self.floor(q.x, cellSize, tolerance), let cy = Self.floor(q.y, cellSize, tolerance) {
-      return (cx, cy)
-    }
-    let moved = exact(p)
-    return (PlaneCells.floor(moved.x / cellSize), PlaneCells.floor(moved.y / cellSize))
-  }
-
-  /// `⌊value / size⌋` when every value within `tolerance` of `value` gives the same (and the quotient is
-  /// well within `Int64`), else nil (also for NaN).
-  @inline(__always)
-  private static func floor(_ value: Double, _ size: Double, _ tolerance: Double) -> Int64? {
-    let x = value / size
-    guard x.magnitude < 0x1p40 else { return nil }
-    let cell = PlaneCells.floor(x)
-    // The tolerance in cells, and the quotient's own rounding (far below 10⁻¹² of it).
-    let margin = tolerance / size + 1e-12 * x.magnitude
-    guard x - Double(cell) > margin, Double(cell + 1) - x > margin else { return nil }
-    return cell
-  }
-}
-
-/// A convex polygon inside a convex hull, for a quick test of whether a point lies inside the hull:
-/// the hull's vertices that are extreme along x, y and the two diagonals, in the hull's
-/// (counter-clockwise) order. Most of a growing support's new points fall well inside its hull; they
-/// cannot be vertices of the grown hull, so ``PlaneTrack/add(points:cameraHeight:viewpoint:)`` leaves
-/// them out of the hull's sort, which otherwise takes every new point. A few cross products a point
-/// cost less than sorting it.
-private struct InnerPolygon {
-  /// The vertices, counter-clockwise, no two consecutive ones equal; fewer than three: empty.
-  private var vertices: [SIMD2<Double>] = []
-
-  /// How far inside every edge a point must lie (its cross product with the edge, square metres):
-  /// well beyond rounding, so a point taken as inside is inside the hull exactly, too.
-  private static let margin = 1e-12
-
-  /// The inner polygon of `hull` (convex, counter-clockwise, as ``Polygon2D/convexHull(_:)`` gives it).
-  init(_ hull: [SIMD2<Double>]) {
-    guard hull.count >= 3 else { return }
-    @inline(__always) func key(_ p: SIMD2<Double>, _ direction: Int) -> Double {
-      switch direction {
-      case 0: p.x
-      case 1: p.y
-      case 2: p.x + p.y
-      default: p.x - p.y
-      }
-    }
-    // Per direction d, the index of the lowest vertex along it at 2d, of the highest at 2d + 1.
-    var extreme = [Int](repeating: 0, count: 8)
-    for i in hull.indices.dropFirst() {
-      for d in 0..<4 {
-        if key(hull[i], d) < key(hull[extreme[2 * d]], d) { extreme[2 * d] = i }
-        if key(hull[i], d) > key(hull[extreme[2 * d + 1]], d) { extreme[2 * d + 1] = i }
-      }
-    }
-    extreme.sort()
-    for i in extreme where vertices.last != hull[i] { vertices.append(hull[i]) }
-    if vertices.count < 3 { vertices = [] }
-  }
-
-  /// Whether `p` lies inside the polygon, by more than ``margin`` from every edge (false when empty).
-  @inline(__always)
-  func contains(_ p: SIMD2<Double>) -> Bool {
-    guard var a = vertices.last else { return false }
-    for b in vertices {
-      let cross = (b.x - a.x) * (p.y - a.y) - (b.y - a.y) * (p.x - a.x)
-      guard cross > Self.margin else { return false }
-      a = b
-    }
-    return true
   }
 }

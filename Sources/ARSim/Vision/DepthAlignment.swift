@@ -97,31 +97,22 @@ package enum DepthAlignment {
 
     /// Decodes parameters; missing keys take the defaults.
     package init(from decoder: any Decoder) throws {
+      self.init()
       let c = try decoder.container(keyedBy: CodingKeys.self)
-      var p = Parameters()
-      if let v = try c.decodeIfPresent(Int.self, forKey: .levels) { p.levels = v }
-      if let v = try c.decodeIfPresent([Int].self, forKey: .iterationsPerLevel) { p.iterationsPerLevel = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .maxDistance) { p.maxDistance = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .maxNormalAngleDegrees) {
-        p.maxNormalAngleDegrees = v
-      }
-      if let v = try c.decodeIfPresent(Int.self, forKey: .stride) { p.stride = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .minDepth) { p.minDepth = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .maxDepth) { p.maxDepth = v }
-      if let v = try c.decodeIfPresent(RobustLoss.self, forKey: .robustLoss) { p.robustLoss = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .robustScale) { p.robustScale = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .stopTranslation) { p.stopTranslation = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .stopRotationDegrees) {
-        p.stopRotationDegrees = v
-      }
-      if let v = try c.decodeIfPresent(Int.self, forKey: .normalRadius) { p.normalRadius = v }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .rotationPriorWeight) {
-        p.rotationPriorWeight = v
-      }
-      if let v = try c.decodeIfPresent(Double.self, forKey: .translationPriorWeight) {
-        p.translationPriorWeight = v
-      }
-      self = p
+      try c.decode(.levels, into: &levels)
+      try c.decode(.iterationsPerLevel, into: &iterationsPerLevel)
+      try c.decode(.maxDistance, into: &maxDistance)
+      try c.decode(.maxNormalAngleDegrees, into: &maxNormalAngleDegrees)
+      try c.decode(.stride, into: &stride)
+      try c.decode(.minDepth, into: &minDepth)
+      try c.decode(.maxDepth, into: &maxDepth)
+      try c.decode(.robustLoss, into: &robustLoss)
+      try c.decode(.robustScale, into: &robustScale)
+      try c.decode(.stopTranslation, into: &stopTranslation)
+      try c.decode(.stopRotationDegrees, into: &stopRotationDegrees)
+      try c.decode(.normalRadius, into: &normalRadius)
+      try c.decode(.rotationPriorWeight, into: &rotationPriorWeight)
+      try c.decode(.translationPriorWeight, into: &translationPriorWeight)
     }
   }
 

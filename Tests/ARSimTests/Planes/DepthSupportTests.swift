@@ -1,4 +1,5 @@
 import ARSim
+import ARSimTestSupport
 import Foundation
 import Testing
 

@@ -1,3 +1,4 @@
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -41,10 +42,10 @@ struct PlaneClassifierExtentTests {
   func doorWithOutlyingSupportIsADoor() throws {
     let wallZ = -2.0
     let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
-    let door = PlaneMergeTests.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    let door = TestRectangle.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
     // Flush with the door, joined to its lower left: a strip 0.35 m long, 12 cm high (2.2% of the
     // area), more than a grid cell high, so that the support grows into it.
-    let strip = PlaneMergeTests.facing(z: wallZ + 0.03, x: -0.55...(-0.2), y: 0.15...0.27)
+    let strip = TestRectangle.facing(z: wallZ + 0.03, x: -0.55...(-0.2), y: 0.15...0.27)
     var scene = TestScene(rectangles: [floor, door, strip])
     scene.spacing = 0.05
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -369,27 +370,5 @@ struct PlaneDetectorTests {
     let floorIoU = WorldPlaneFacts(floor).intersectionOverUnion(
       with: TestRectangle.horizontal(y: 0, x: -2...2, z: -4...(-4 + 0.1 * 39 + 1.2)))
     #expect(floorIoU > 0.8)
-  }
-}
-
-/// Everything an anchor reports, for exact comparisons.
-struct PlaneAnchorSignature: Equatable {
-  var identifier: UUID
-  var transform: simd_float4x4
-  var center: simd_float3
-  var extent: [Float]
-  var boundary: [simd_float3]
-  var triangles: [Int16]
-  var classification: String
-  var alignment: ARPlaneAnchor.Alignment
-
-  static func of(_ anchors: [ARPlaneAnchor]) -> [PlaneAnchorSignature] {
-    anchors.map {
-      PlaneAnchorSignature(
-        identifier: $0.identifier, transform: $0.transform, center: $0.center,
-        extent: [$0.planeExtent.width, $0.planeExtent.height, $0.planeExtent.rotationOnYAxis],
-        boundary: $0.geometry.boundaryVertices, triangles: $0.geometry.triangleIndices,
-        classification: $0.classification.description, alignment: $0.alignment)
-    }
   }
 }

@@ -1,4 +1,5 @@
 import ARSim
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -7,14 +8,6 @@ import Testing
 @Suite("Plane merging and door/window classification")
 struct PlaneMergeTests {
   static let camera = SIMD3<Double>(0, 1.5, 0.5)
-
-  /// A rectangle in the plane `z = z0` facing +z, spanning `x` and `y`.
-  static func facing(z z0: Double, x: ClosedRange<Double>, y: ClosedRange<Double>) -> TestRectangle {
-    TestRectangle(
-      center: SIMD3((x.lowerBound + x.upperBound) / 2, (y.lowerBound + y.upperBound) / 2, z0),
-      halfU: SIMD3((x.upperBound - x.lowerBound) / 2, 0, 0),
-      halfV: SIMD3(0, (y.upperBound - y.lowerBound) / 2, 0))
-  }
 
   @Test("Two pieces of floor at one height are one anchor across the gap furniture hides")
   func floorAcrossGap() throws {
@@ -70,12 +63,12 @@ struct PlaneMergeTests {
     let wallZ = -2.0
     let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
     let wall = [
-      Self.facing(z: wallZ, x: -2.5...(-0.2), y: 0...2.6),
-      Self.facing(z: wallZ, x: -0.2...0.7, y: 2.05...2.6),
-      Self.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: -2.5...(-0.2), y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: -0.2...0.7, y: 2.05...2.6),
+      TestRectangle.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6),
     ]
     // Off-centre, so that a fit between the two surfaces would turn about the vertical.
-    let door = Self.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    let door = TestRectangle.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
     var scene = TestScene(rectangles: [floor] + wall + [door])
     scene.spacing = 0.05
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)
@@ -97,8 +90,8 @@ struct PlaneMergeTests {
     let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
     // At first only the wall right of the door is in view: a plane turned about the vertical lies
     // close to both, and their union is hardly rougher than either.
-    let wall = Self.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6)
-    let door = Self.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    let wall = TestRectangle.facing(z: wallZ, x: 0.7...2.5, y: 0...2.6)
+    let door = TestRectangle.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
     var scene = TestScene(rectangles: [floor, wall, door])
     scene.spacing = 0.05
     func verticals(_ options: PlaneDetectionOptions) -> [ARPlaneAnchor] {
@@ -130,13 +123,15 @@ struct PlaneMergeTests {
     let floor = TestRectangle.horizontal(y: 0, x: -2.5...2.5, z: -2...0.5)
     // The wall around a door (x −1.4…−0.5, up to 2.05 m) and a window (x 0.3…1.5, 0.9…2.0 m).
     let wall = [
-      Self.facing(z: wallZ, x: -2.5...(-1.4), y: 0...2.6),
-      Self.facing(z: wallZ, x: -1.4...(-0.5), y: 2.05...2.6),
-      Self.facing(z: wallZ, x: -0.5...0.3, y: 0...2.6), Self.facing(z: wallZ, x: 0.3...1.5, y: 2.0...2.6),
-      Self.facing(z: wallZ, x: 0.3...1.5, y: 0...0.9), Self.facing(z: wallZ, x: 1.5...2.5, y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: -2.5...(-1.4), y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: -1.4...(-0.5), y: 2.05...2.6),
+      TestRectangle.facing(z: wallZ, x: -0.5...0.3, y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: 0.3...1.5, y: 2.0...2.6),
+      TestRectangle.facing(z: wallZ, x: 0.3...1.5, y: 0...0.9),
+      TestRectangle.facing(z: wallZ, x: 1.5...2.5, y: 0...2.6),
     ]
-    let door = Self.facing(z: recessed, x: -1.4...(-0.5), y: 0...2.05)
-    let window = Self.facing(z: recessed, x: 0.3...1.5, y: 0.9...2.0)
+    let door = TestRectangle.facing(z: recessed, x: -1.4...(-0.5), y: 0...2.05)
+    let window = TestRectangle.facing(z: recessed, x: 0.3...1.5, y: 0.9...2.0)
     var scene = TestScene(rectangles: [floor] + wall + [door, window])
     scene.spacing = 0.05
     let detector = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)
@@ -161,7 +156,7 @@ struct PlaneMergeTests {
     #expect(anchors.filter { $0.classification == .floor }.count == 1)
 
     // The same door raised 0.5 m off the floor is not a door (nor, at 2.05 m tall, a window).
-    let raised = Self.facing(z: recessed, x: -1.4...(-0.5), y: 0.5...2.55)
+    let raised = TestRectangle.facing(z: recessed, x: -1.4...(-0.5), y: 0.5...2.55)
     var lifted = scene
     lifted.rectangles = [floor, raised]
     let other = PlaneDetector(options: PlaneDetectionOptions(), seed: 13)

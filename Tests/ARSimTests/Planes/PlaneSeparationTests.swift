@@ -1,4 +1,5 @@
 import ARSim
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -13,7 +14,7 @@ struct PlaneSeparationTests {
   /// A floor, a wall at z = −2 with a 0.9 × 2.05 m door standing `step` metres out of it, off-centre.
   static func scene(step: Double) -> (rectangles: [TestRectangle], door: TestRectangle) {
     func facing(_ z: Double, _ x: ClosedRange<Double>, _ y: ClosedRange<Double>) -> TestRectangle {
-      PlaneMergeTests.facing(z: z, x: x, y: y)
+      TestRectangle.facing(z: z, x: x, y: y)
     }
     let wallZ = -2.0
     let door = facing(wallZ + step, -0.2...0.7, 0...2.05)
@@ -145,11 +146,11 @@ struct PlaneSeparationTests {
     // edge bridge the step between their cells: without the hinge test (`hingeStep`) one anchor lies
     // between the two, turned and off the wall, on every seed.
     let wallZ = -2.0
-    let door = PlaneMergeTests.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
+    let door = TestRectangle.facing(z: wallZ + 0.03, x: -0.2...0.7, y: 0...2.05)
     let rectangles = [
       TestRectangle.horizontal(y: 0, x: -1...2.5, z: -2...0.5), door,
-      PlaneMergeTests.facing(z: wallZ, x: 0.7...2.2, y: 0...2.6),
-      PlaneMergeTests.facing(z: wallZ, x: -0.2...0.7, y: 2.05...2.6),
+      TestRectangle.facing(z: wallZ, x: 0.7...2.2, y: 0...2.6),
+      TestRectangle.facing(z: wallZ, x: -0.2...0.7, y: 2.05...2.6),
     ]
     func verticals(seed: UInt64, _ options: PlaneDetectionOptions) -> [WorldPlaneFacts] {
       let detector = Self.run(

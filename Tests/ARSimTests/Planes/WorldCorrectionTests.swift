@@ -1,4 +1,5 @@
 import ARSim
+import ARSimTestSupport
 import Foundation
 import Testing
 
@@ -99,12 +100,5 @@ struct WorldCorrectionTests {
       #expect(abs(new.planeExtent.height - old.planeExtent.height) < 1e-5)
       #expect(new.classification == old.classification)
     }
-  }
-}
-
-extension WorldPlaneFacts {
-  /// The angle between two lines along unit vectors `a` and `b`, degrees in `[0, 90]`.
-  static func unsignedAngleDegrees(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Double {
-    atan2(simd_length(simd_cross(a, b)), abs(simd_dot(a, b))) * 180 / .pi
   }
 }

@@ -65,24 +65,18 @@ struct StretchSource: FrameSource {
 
   @Test(arguments: pauses) func normalWithinTenFramesOfResuming(_ pause: Pause) throws {
     try #require(Datasets.exists(pause.recording), "Datasets/\(pause.recording) is absent")
-    let session = ARSession()
-    let collector = FrameCollector()
-    session.delegate = collector
     let configuration = ARWorldTrackingConfiguration()
     configuration.tracking.mode = pause.mode
-    session.run(configuration)
+    let (session, collector) = FrameCollector.running(configuration)
     let source = try StretchSource(
       folder: Datasets.path(pause.recording),
       stretches: [0..<pause.pausedAfter + 1, pause.resumedAt..<100_000],
       gap: 2)
     let replay = ARReplay(session: session, source: source)
-    for _ in 0...pause.pausedAfter {
-      try replay.step()
-      collector.attachGroundTruth(replay.lastFrame?.groundTruth)
-    }
+    try collector.play(replay, frames: pause.pausedAfter + 1)
     session.pause()
     session.run(configuration)
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    try collector.play(replay)
     let before = collector.records.prefix(pause.pausedAfter + 1)
     let resumed = collector.records.dropFirst(pause.pausedAfter + 1)
     #expect(resumed.first?.frameIndex == pause.resumedAt)
@@ -130,15 +124,10 @@ struct DroppedFramesSource: FrameSource {
   @Test(.enabled(if: Datasets.exists("tabletop"))) func noFalsePoseAfterGapOnRepeatedTexture() throws {
     let configuration = ARWorldTrackingConfiguration()
     configuration.planeDetection = [.horizontal]
-    let session = ARSession()
-    let collector = FrameCollector()
-    session.delegate = collector
-    session.run(configuration)
     let gap = 90..<110
-    let replay = ARReplay(
-      session: session,
-      source: DroppedFramesSource(base: try Recording.open(folder: Datasets.path("tabletop")), dropped: gap))
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+    let (session, collector) = try FrameCollector.replay(
+      source: DroppedFramesSource(base: try Recording.open(folder: Datasets.path("tabletop")), dropped: gap),
+      configuration: configuration)
     let after = collector.records.drop { $0.frameIndex < gap.upperBound }
     #expect(after.first?.frameIndex == gap.upperBound)
     let recovered = try #require(after.firstIndex { $0.state == .normal }, "recovers")
@@ -183,17 +172,12 @@ struct DroppedFramesSource: FrameSource {
     configuration.planeDetection = [.horizontal]
     // The view check at 0.2 (its default; set here so the test holds if the default moves).
     configuration.tracking.relocalization.maxViewInFront = 0.2
-    let session = ARSession()
-    let collector = FrameCollector()
-    session.delegate = collector
-    session.run(configuration)
     let dropped = 90..<110
-    let replay = ARReplay(
-      session: session,
+    let (session, collector) = try FrameCollector.replay(
       source: WithoutIMUSource(
         base: DroppedFramesSource(
-          base: try Recording.open(folder: Datasets.path(gap.recording)), dropped: dropped)))
-    while try replay.step() != nil { collector.attachGroundTruth(replay.lastFrame?.groundTruth) }
+          base: try Recording.open(folder: Datasets.path(gap.recording)), dropped: dropped)),
+      configuration: configuration)
     let after = collector.records.drop { $0.frameIndex < dropped.upperBound }
     #expect(after.first?.frameIndex == dropped.upperBound)
     let recovered = after.firstIndex { $0.state == .normal }

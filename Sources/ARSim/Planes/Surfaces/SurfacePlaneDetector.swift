@@ -263,21 +263,26 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     guard grid.low.x <= grid.high.x else { return false }
     let low = SIMD2<Double>(Double(grid.low.x), Double(grid.low.y)) * grid.cellSize
     let high = SIMD2<Double>(Double(grid.high.x + 1), Double(grid.high.y + 1)) * grid.cellSize
-    // For each test, whether every corner fails it (by a micrometre, so rounding cannot cull a cell).
-    var fails = [Bool](repeating: true, count: 6)
+    // Bit m set: some corner passes test m (by a micrometre, so rounding cannot cull a cell). Called
+    // for every anchor on every frame with depth, so nothing here allocates.
+    var passed: UInt8 = 0
     let (w, h) = (Double(width), Double(height))
     let slack = 1e-6
-    for corner in [low, SIMD2(high.x, low.y), high, SIMD2(low.x, high.y)] {
+    for i in 0..<4 {
+      // The corners low, (high.x, low.y), high, (low.x, high.y).
+      let corner = SIMD2(i == 1 || i == 2 ? high.x : low.x, i >= 2 ? high.y : low.y)
       let c = rotation * track.world(anchor2D: corner) + translation
       let z = -c.z
       let x = k.fx * c.x
       let y = -k.fy * c.y
-      let margins = [
-        z - 0.1, maximumDepth - z, x + k.cx * z, (w - k.cx) * z - x, y + k.cy * z, (h - k.cy) * z - y,
-      ]
-      for m in margins.indices where margins[m] > -slack { fails[m] = false }
+      if z - 0.1 > -slack { passed |= 1 << 0 }
+      if maximumDepth - z > -slack { passed |= 1 << 1 }
+      if x + k.cx * z > -slack { passed |= 1 << 2 }
+      if (w - k.cx) * z - x > -slack { passed |= 1 << 3 }
+      if y + k.cy * z > -slack { passed |= 1 << 4 }
+      if (h - k.cy) * z - y > -slack { passed |= 1 << 5 }
     }
-    return !fails.contains(true)
+    return passed == 0b11_1111
   }
 
   /// Confirms the tracks seen often and large enough; removes confirmed ones left with less than half
