@@ -21,19 +21,15 @@ public struct CustomMaterialError: Error, CustomStringConvertible, Sendable {
 
 /// A material whose look comes from the app's Metal shader functions (RealityKit's `CustomMaterial`):
 /// a surface shader and an optional geometry modifier over the parameters of a physically based
-/// material. ARSim draws nothing and runs no shaders: the material keeps its parameters and the names
-/// of its functions for the app to read.
+/// material (`baseColor`, `roughness`, `metallic`, `specular`, `clearcoat`, `emissiveColor`,
+/// `blending`, ... are read and set as on ``PhysicallyBasedMaterial``). ARSim draws nothing and runs no
+/// shaders: the material keeps its parameters and the names of its functions for the app to read.
+@dynamicMemberLookup
 public struct CustomMaterial: Material {
   /// The base colour type.
   public typealias BaseColor = PhysicallyBasedMaterial.BaseColor
   /// A scalar parameter: a value, optionally times a texture.
   public typealias ScalarParameter = PhysicallyBasedMaterial.ScalarParameter
-  /// The emissive colour type.
-  public typealias EmissiveColor = PhysicallyBasedMaterial.EmissiveColor
-  /// How the surface blends with what is behind it.
-  public typealias Blending = PhysicallyBasedMaterial.Blending
-  /// Which faces are drawn.
-  public typealias FaceCulling = PhysicallyBasedMaterial.FaceCulling
 
   /// How RealityKit lights what the shaders produce (RealityKit's `CustomMaterial.LightingModel`).
   public enum LightingModel: Sendable, Hashable {
@@ -45,31 +41,26 @@ public struct CustomMaterial: Material {
     case clearcoat
   }
 
+  /// A named function of a Metal library; `Role` tells surface shaders from geometry modifiers.
+  public struct ShaderFunction<Role>: Sendable {
+    /// The function's name.
+    public let name: String
+    /// Whether the library holds the function.
+    let isInLibrary: Bool
+    /// The function `name` of `library`.
+    public init(named name: String, in library: any MTLLibrary) {
+      self.name = name
+      isInLibrary = library.functionNames.contains(name)
+    }
+  }
+  /// The role of a function that computes the surface.
+  public enum SurfaceRole {}
+  /// The role of a function that moves vertices.
+  public enum GeometryRole {}
   /// A shader function that computes the surface (RealityKit's `CustomMaterial.SurfaceShader`).
-  public struct SurfaceShader: Sendable {
-    /// The function's name.
-    public let name: String
-    /// Whether the library holds the function.
-    let isInLibrary: Bool
-    /// The function `name` of `library`.
-    public init(named name: String, in library: any MTLLibrary) {
-      self.name = name
-      isInLibrary = library.functionNames.contains(name)
-    }
-  }
-
+  public typealias SurfaceShader = ShaderFunction<SurfaceRole>
   /// A shader function that moves vertices (RealityKit's `CustomMaterial.GeometryModifier`).
-  public struct GeometryModifier: Sendable {
-    /// The function's name.
-    public let name: String
-    /// Whether the library holds the function.
-    let isInLibrary: Bool
-    /// The function `name` of `library`.
-    public init(named name: String, in library: any MTLLibrary) {
-      self.name = name
-      isInLibrary = library.functionNames.contains(name)
-    }
-  }
+  public typealias GeometryModifier = ShaderFunction<GeometryRole>
 
   /// Four floats and a texture the app passes to its shaders (RealityKit's `CustomMaterial.Custom`).
   public struct Custom: Sendable, Hashable {
@@ -90,28 +81,16 @@ public struct CustomMaterial: Material {
   public private(set) var geometryModifier: GeometryModifier?
   /// How the result is lit.
   public private(set) var lightingModel: LightingModel
-  /// The base colour. Default white.
-  public var baseColor = BaseColor()
-  /// Roughness. Default 0.5.
-  public var roughness: ScalarParameter = 0.5
-  /// Metalness. Default 0.
-  public var metallic: ScalarParameter = 0
-  /// Specular strength. Default 0.5.
-  public var specular: ScalarParameter = 0.5
-  /// Clear-coat strength. Default 0.
-  public var clearcoat: ScalarParameter = 0
-  /// Clear-coat roughness. Default 0.
-  public var clearcoatRoughness: ScalarParameter = 0
-  /// Emitted colour. Default black.
-  public var emissiveColor = EmissiveColor()
-  /// Opaque or transparent. Default opaque.
-  public var blending: Blending = .opaque
-  /// Alpha below which a pixel is discarded, or nil.
-  public var opacityThreshold: Float?
-  /// Culled faces. Default back.
-  public var faceCulling: FaceCulling = .back
   /// The app's values for its shaders.
   public var custom = Custom()
+  /// The physically based parameters, with ``PhysicallyBasedMaterial``'s defaults.
+  private var parameters = PhysicallyBasedMaterial()
+
+  /// A physically based parameter (`material.roughness`, `material.baseColor = ...`).
+  public subscript<T>(dynamicMember keyPath: WritableKeyPath<PhysicallyBasedMaterial, T>) -> T {
+    get { parameters[keyPath: keyPath] }
+    set { parameters[keyPath: keyPath] = newValue }
+  }
 
   /// A material of `surfaceShader` (and `geometryModifier`) with default parameters, lit by
   /// `lightingModel`. Throws when a function is not in its library.
@@ -150,32 +129,23 @@ public struct CustomMaterial: Material {
     geometryModifier = geometry
   }
 
-  /// Takes the parameters `material` has: all of a custom material's, a physically based one's, a
-  /// simple material's colour, roughness and metalness, an unlit material's colour and blending (and
-  /// the unlit lighting model). Other materials leave the defaults.
+  /// Takes the parameters `material` has: all of a custom or physically based material's, a simple
+  /// material's colour, roughness and metalness, an unlit material's colour and blending (and the unlit
+  /// lighting model). Other materials leave the defaults.
   private mutating func copyParameters(of material: any Material) {
     switch material {
     case let custom as CustomMaterial:
       self = custom
     case let pbr as PhysicallyBasedMaterial:
-      baseColor = pbr.baseColor
-      roughness = pbr.roughness
-      metallic = pbr.metallic
-      specular = pbr.specular
-      clearcoat = pbr.clearcoat
-      clearcoatRoughness = pbr.clearcoatRoughness
-      emissiveColor = pbr.emissiveColor
-      blending = pbr.blending
-      opacityThreshold = pbr.opacityThreshold
-      faceCulling = pbr.faceCulling
+      parameters = pbr
     case let simple as SimpleMaterial:
-      baseColor = simple.color
-      roughness = ScalarParameter(simple.roughness)
-      metallic = ScalarParameter(simple.metallic)
+      parameters.baseColor = simple.color
+      parameters.roughness = ScalarParameter(simple.roughness)
+      parameters.metallic = ScalarParameter(simple.metallic)
     case let unlit as UnlitMaterial:
-      baseColor = unlit.color
-      blending = unlit.blending
-      opacityThreshold = unlit.opacityThreshold
+      parameters.baseColor = unlit.color
+      parameters.blending = unlit.blending
+      parameters.opacityThreshold = unlit.opacityThreshold
       lightingModel = .unlit
     default:
       break

@@ -33,35 +33,28 @@ public struct InputTargetComponent: Component, Hashable {
 /// `HoverEffectComponent`). ARSim has neither gaze nor pointer, so nothing is ever hovered; the
 /// component keeps its effect for the app to read.
 public struct HoverEffectComponent: Component, Hashable {
+  /// The colour and strength of an effect; `Kind` tells spotlights from highlights.
+  public struct EffectStyle<Kind>: Sendable, Hashable {
+    /// The colour, or nil for the system's.
+    public var color: MaterialColor?
+    /// The strength, 0...1.
+    public var strength: Float
+    /// A style of `color` and `strength`.
+    public init(color: MaterialColor? = nil, strength: Float = 1) {
+      self.color = color
+      self.strength = strength
+    }
+    /// The system's style.
+    public static var `default`: EffectStyle { EffectStyle() }
+  }
+  /// The kind of a light spot that follows the pointer.
+  public enum SpotlightKind {}
+  /// The kind of a tint over the whole entity.
+  public enum HighlightKind {}
   /// A light spot that follows the pointer (RealityKit's `SpotlightHoverEffectStyle`).
-  public struct SpotlightHoverEffectStyle: Sendable, Hashable {
-    /// The light's colour, or nil for the system's.
-    public var color: MaterialColor?
-    /// Its strength, 0...1.
-    public var strength: Float
-    /// A style of `color` and `strength`.
-    public init(color: MaterialColor? = nil, strength: Float = 1) {
-      self.color = color
-      self.strength = strength
-    }
-    /// The system's spotlight.
-    public static let `default` = SpotlightHoverEffectStyle()
-  }
-
+  public typealias SpotlightHoverEffectStyle = EffectStyle<SpotlightKind>
   /// A tint over the whole entity (RealityKit's `HighlightHoverEffectStyle`).
-  public struct HighlightHoverEffectStyle: Sendable, Hashable {
-    /// The tint, or nil for the system's.
-    public var color: MaterialColor?
-    /// Its strength, 0...1.
-    public var strength: Float
-    /// A style of `color` and `strength`.
-    public init(color: MaterialColor? = nil, strength: Float = 1) {
-      self.color = color
-      self.strength = strength
-    }
-    /// The system's highlight.
-    public static let `default` = HighlightHoverEffectStyle()
-  }
+  public typealias HighlightHoverEffectStyle = EffectStyle<HighlightKind>
 
   /// One of the effects (RealityKit's `HoverEffectComponent.HoverEffect`).
   public struct HoverEffect: Sendable, Hashable {
