@@ -40,25 +40,33 @@ import PackageDescription
 // simd, os, CoreGraphics and CoreText: Apple's modules of those names, which Linux lacks, declared the same way and
 // for the same reason as Combine (Linux only, so nothing shadows Apple's modules). `simd` re-exports
 // ARSimMath and adds the names it lacks; ARSimScene re-exports `simd`, as RealityKit does. `os` is Apple's
-// logging. `CoreGraphics` re-exports Foundation's CGFloat/CGPoint/CGSize/CGRect and adds CGAffineTransform,
+// logging, with the Clang submodules `os.log` and `os.signpost` that real files import, and `OSLog` its
+// newer framework name. `CoreGraphics` re-exports Foundation's CGFloat/CGPoint/CGSize/CGRect and adds CGAffineTransform,
 // CGColor and CGImage; ARSim re-exports it, as ARKit does. `CoreText` has the text-layout options of
 // RealityKit's text meshes; ARSimScene re-exports it. `_Testing_CoreGraphics` is empty: Swift Testing's
 // cross-import overlay for CoreGraphics, which Linux toolchains name but do not ship (see its source).
 #if os(Linux)
   let shimTargets: [Target] = [
     .target(name: "simd", dependencies: ["ARSimMath"]),
-    .target(name: "os"),
+    // `import os.log` and `import os.signpost` name Clang submodules of `os`: see Submodules/module.modulemap.
+    .systemLibrary(name: "COSSubmodules", path: "Sources/os/Submodules"),
+    .target(name: "os", dependencies: ["COSSubmodules"], exclude: ["Submodules", "OSLog"]),
+    .target(name: "OSLog", dependencies: ["os"], path: "Sources/os/OSLog"),
     .target(name: "CoreGraphics", dependencies: ["_Testing_CoreGraphics"]),
     .target(name: "_Testing_CoreGraphics"),
     .target(name: "CoreText"),
   ]
   let shimProducts: [Product] = [
     .library(name: "simd", targets: ["simd"]), .library(name: "os", targets: ["os"]),
+    .library(name: "OSLog", targets: ["OSLog"]),
     .library(name: "CoreGraphics", targets: ["CoreGraphics"]),
     .library(name: "CoreText", targets: ["CoreText"]),
   ]
   let simdShim: [Target.Dependency] = [.target(name: "simd", condition: .when(platforms: [.linux]))]
-  let osShim: [Target.Dependency] = [.target(name: "os", condition: .when(platforms: [.linux]))]
+  let osShim: [Target.Dependency] = [
+    .target(name: "os", condition: .when(platforms: [.linux])),
+    .target(name: "OSLog", condition: .when(platforms: [.linux])),
+  ]
   let coreGraphicsShim: [Target.Dependency] = [
     .target(name: "CoreGraphics", condition: .when(platforms: [.linux]))
   ]

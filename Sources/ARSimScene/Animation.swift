@@ -68,11 +68,24 @@ public struct TransformTrack: Sendable {
   public var targetPath: [String]
   /// The keyframes, in increasing time.
   public var keyframes: [Keyframe]
+  /// How progress follows time within each span between two keyframes. Default linear.
+  public var timing: AnimationTimingFunction
+  /// For a track that starts where the entity is when the animation starts playing (a from-to-by
+  /// animation without `from`): the keyframes from that transform.
+  var keyframesFromPlayPose: (@Sendable (Transform) -> [Keyframe])?
 
-  /// A track moving the entity at `targetPath` through `keyframes` (sorted here by time).
-  public init(targetPath: [String] = [], keyframes: [Keyframe]) {
+  /// A track moving the entity at `targetPath` through `keyframes` (sorted here by time), with
+  /// `timing` within each span.
+  public init(targetPath: [String] = [], keyframes: [Keyframe], timing: AnimationTimingFunction = .linear) {
     self.targetPath = targetPath.filter { !$0.isEmpty }
     self.keyframes = keyframes.sorted { $0.time < $1.time }
+    self.timing = timing
+  }
+
+  /// The track as it plays on an entity whose transform is `pose` when the animation starts.
+  func resolved(startingAt pose: Transform) -> TransformTrack {
+    guard let keyframesFromPlayPose else { return self }
+    return TransformTrack(targetPath: targetPath, keyframes: keyframesFromPlayPose(pose), timing: timing)
   }
 
   /// The transform at `time` seconds (the first keyframe before it, the last after it); nil without
@@ -84,7 +97,8 @@ public struct TransformTrack: Sendable {
     let next = keyframes.firstIndex { $0.time > time } ?? keyframes.count - 1
     let (a, b) = (keyframes[next - 1], keyframes[next])
     let span = b.time - a.time
-    return interpolate(a.transform, b.transform, span > 0 ? Float((time - a.time) / span) : 1)
+    let fraction = span > 0 ? Float((time - a.time) / span) : 1
+    return interpolate(a.transform, b.transform, timing == .linear ? fraction : timing.progress(at: fraction))
   }
 }
 
@@ -248,7 +262,7 @@ extension Entity {
     let targets: [(Entity, TransformTrack)] = animation.tracks.compactMap { track in
       var node: Entity? = self
       for name in track.targetPath { node = node?.children.first { $0.name == name } }
-      return node.map { ($0, track) }
+      return node.map { ($0, track.resolved(startingAt: $0.transform)) }
     }
     let pass = animation.duration
     let controller = AnimationPlaybackController(

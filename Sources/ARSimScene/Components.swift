@@ -113,12 +113,21 @@ public struct CollisionComponent: Component {
   public var mode: Mode
   /// The groups.
   public var filter: CollisionFilter
+  /// Whether the entity is declared not to move (RealityKit's `isStatic`). Physics treats an entity
+  /// with collision shapes and no physics body as a fixed obstacle either way.
+  public var isStatic = false
 
   /// A component of `shapes`.
   public init(shapes: [ShapeResource], mode: Mode = .default, filter: CollisionFilter = .default) {
     self.shapes = shapes
     self.mode = mode
     self.filter = filter
+  }
+
+  /// A solid component of `shapes`, declared static or not (RealityKit's `init(shapes:isStatic:filter:)`).
+  public init(shapes: [ShapeResource], isStatic: Bool, filter: CollisionFilter = .default) {
+    self.init(shapes: shapes, mode: .default, filter: filter)
+    self.isStatic = isStatic
   }
 }
 

@@ -42,3 +42,12 @@ extension Transform {
     self.init(rotation: rotation)
   }
 }
+
+extension ARView: Hashable {
+  /// Whether `lhs` and `rhs` are the same view (UIKit's views are equal only to themselves), so
+  /// `[ARView: Value]` keys views by identity.
+  public static func == (lhs: ARView, rhs: ARView) -> Bool { lhs === rhs }
+
+  /// Hashes the view's identity.
+  public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -205,6 +205,10 @@ public struct PhysicallyBasedMaterial: Material, Hashable {
   public typealias Specular = ScalarParameter
   /// Ambient occlusion.
   public typealias AmbientOcclusion = ScalarParameter
+  /// The strength of a clear lacquer layer (RealityKit's `Clearcoat`).
+  public typealias Clearcoat = ScalarParameter
+  /// The roughness of the clear layer (RealityKit's `ClearcoatRoughness`).
+  public typealias ClearcoatRoughness = ScalarParameter
 
   /// The light the surface gives off (RealityKit's `EmissiveColor`).
   public struct EmissiveColor: Sendable, Hashable {
@@ -250,6 +254,10 @@ public struct PhysicallyBasedMaterial: Material, Hashable {
   public var specular: Specular = 0.5
   /// Default none.
   public var ambientOcclusion: AmbientOcclusion = 1
+  /// Clear-coat strength, 0 (none, the default) ... 1.
+  public var clearcoat: Clearcoat = 0
+  /// Clear-coat roughness. Default 0.
+  public var clearcoatRoughness: ClearcoatRoughness = 0
   /// Default black (no emission).
   public var emissiveColor = EmissiveColor()
   /// How strongly ``emissiveColor`` shines. Default 1.

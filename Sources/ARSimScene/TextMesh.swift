@@ -68,6 +68,30 @@ extension MeshResource {
     /// This font at another size.
     public func withSize(_ size: CGFloat) -> Font { Font(fileURL: fileURL, size: size) }
 
+    /// A font described by name and size (UIKit's `UIFontDescriptor`).
+    public struct Descriptor: Sendable, Hashable {
+      /// The font's name.
+      public var name: String
+      /// The size; 0 leaves it to the font's user.
+      public var pointSize: CGFloat
+      /// A description of the font `name` at `size`.
+      public init(name: String, size: CGFloat) {
+        self.name = name
+        pointSize = size
+      }
+    }
+
+    /// The font `descriptor` names at `size` (the descriptor's size when `size` is 0), as UIFont's
+    /// `init(descriptor:size:)`: when no font of that name is installed, the system font stands in, as
+    /// UIKit substitutes a font for an unknown name.
+    public convenience init(descriptor: Descriptor, size: CGFloat) {
+      let url = Self.installed(named: descriptor.name) ?? Self.systemFont(ofSize: size).fileURL
+      self.init(fileURL: url, size: size == 0 ? descriptor.pointSize : size)
+    }
+
+    /// The font's name and size.
+    public var fontDescriptor: Descriptor { Descriptor(name: fontName, size: pointSize) }
+
     /// Whether both are the same file at the same size.
     public static func == (lhs: Font, rhs: Font) -> Bool {
       lhs.fileURL == rhs.fileURL && lhs.pointSize == rhs.pointSize
@@ -175,3 +199,6 @@ extension MeshResource {
 /// UIKit's font type where Linux has none: text-mesh code that names `UIFont` compiles unchanged. A
 /// stand-in, not UIKit's class: a font file and a size (see ``MeshResource/Font``).
 public typealias UIFont = MeshResource.Font
+
+/// UIKit's font descriptor type where Linux has none (see ``MeshResource/Font/Descriptor``).
+public typealias UIFontDescriptor = MeshResource.Font.Descriptor

@@ -132,6 +132,25 @@ private struct Replay {
     _ = token
   }
 
+  /// A collision component declared static (RealityKit's `init(shapes:isStatic:filter:)`, no physics
+  /// body) is a fixed floor: a dropped box comes to rest on it and it does not move.
+  @Test func aBoxComesToRestOnAStaticCollisionShape() throws {
+    let run = try Replay()
+    let world = AnchorEntity(world: .zero)
+    let floor = Entity()
+    floor.position = SIMD3(0, -1, -1)
+    let slab = CollisionComponent(shapes: [.generateBox(size: SIMD3(1, 0.1, 1))], isStatic: true)
+    #expect(slab.isStatic && slab.mode == .default)
+    floor.components.set(slab)
+    let cube = box("cube", size: SIMD3(repeating: 0.1), at: SIMD3(0, -0.5, -1), mode: .dynamic)
+    world.addChild(floor)
+    world.addChild(cube)
+    run.view.scene.addAnchor(world)
+    try run.run(until: 3)
+    #expect(abs((cube.position.y - 0.05) - (-0.95)) < 0.01, "resting at \(cube.position.y)")
+    #expect(floor.position == SIMD3(0, -1, -1))
+  }
+
   @Test func kinematicBodiesMoveByTheirVelocityAndImpulsesAndForcesAct() throws {
     let run = try Replay()
     let world = AnchorEntity(world: .zero)

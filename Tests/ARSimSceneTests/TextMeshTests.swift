@@ -73,4 +73,14 @@ private func isClosed(_ mesh: MeshResource) -> Bool {
     #expect(MeshResource.Font(name: "No Such Font", size: 1) == nil)
     #expect(MeshResource.Font(name: "DejaVu Sans Bold", size: 2)?.fontName == "DejaVuSans-Bold")
   }
+
+  /// UIFont's `init(descriptor:size:)`: the named font, or the system font for a name not installed;
+  /// the descriptor's size when the size is 0.
+  @Test func fontsFromDescriptorsFallBackToTheSystemFont() {
+    let bold = MeshResource.Font(descriptor: UIFontDescriptor(name: "DejaVu Sans Bold", size: 1), size: 0.05)
+    #expect(bold.fontName == "DejaVuSans-Bold" && bold.pointSize == 0.05)
+    let missing = MeshResource.Font(descriptor: .init(name: "No Such Font", size: 0.2), size: 0)
+    #expect(missing.fileURL == MeshResource.Font.systemFont(ofSize: 1).fileURL && missing.pointSize == 0.2)
+    #expect(bold.fontDescriptor == .init(name: "DejaVuSans-Bold", size: 0.05))
+  }
 }
