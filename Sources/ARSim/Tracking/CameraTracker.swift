@@ -7,6 +7,10 @@ public enum GravitySource: String, Sendable, Codable {
   case groundTruth
   /// No measurement: the first frame's camera is assumed upright (image rows horizontal, level).
   case assumedUpright
+  /// Without an accelerometer, the depth's level surfaces (floors, table tops, ceilings): they hold
+  /// the level the start gave (the reference's gravity, or the first camera assumed upright) as the
+  /// tracked orientation drifts.
+  case surfaces
 }
 
 /// One tracked frame in the session world: the output of the tracking stage, and the one place its
@@ -240,7 +244,7 @@ package final class CameraTracker {
       // relocalisation that measured a wide motion: ``OdometryResult/continuesMotion``).
       measured: ![.prediction, .gyroscope].contains(result.source)
         && (result.source != .relocalization || result.continuesMotion) && result.deformation == nil,
-      info: info, options: options)
+      depth: depth, info: info, options: options)
     let relocalizedToMap = locateInMap(gray: gray, depth: depth, result: result)
     if let mapWorldFromO { level = WorldLeveller.Update(worldFromO: mapWorldFromO, correction: nil) }
     let isWorldFixed = level.worldFromO != nil

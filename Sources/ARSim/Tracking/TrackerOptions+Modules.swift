@@ -329,4 +329,56 @@ extension TrackerOptions {
     /// The defaults.
     public init() {}
   }
+
+  /// Keeping the world level from the depth's level surfaces (``SurfaceUp``) where the recording has
+  /// no accelerometer: the floors, table tops and ceilings each depth map shows observe up as an
+  /// accelerometer would. The odometry's orientation drifts, and with it the level the start gave (the
+  /// reference's gravity, or the first camera assumed upright); the world follows the surfaces
+  /// instead, and the session's gravity source becomes ``GravitySource/surfaces``. Real captures:
+  /// `RealCaptureGravityTests`, Tools/real-figures.sh.
+  public struct SurfaceLevel: Codable, Sendable, Equatable {
+    /// Whether the level follows the depth's level surfaces. Default true.
+    public var isEnabled = true
+    /// Side of the square cells of the depth map fitted with a plane each, depth pixels. Default 8.
+    public var cellPixels = 8
+    /// Depth beyond this is not read, metres: phone depth grows noisier and more biased with range.
+    /// Default 4.
+    public var maxRange = 4.0
+    /// A cell is planar when its points lie within `cellThicknessBase + cellThicknessQuadratic · z²`
+    /// metres of its plane (root mean square; z its depth). Default 0.004.
+    public var cellThicknessBase = 0.004
+    /// See ``cellThicknessBase``, 1/m. Default 0.004.
+    public var cellThicknessQuadratic = 0.004
+    /// Cells and surfaces whose normal is further than this from the current up, degrees, are not
+    /// level surfaces (walls, slopes); the level's own drift must stay well within it. Default 8.
+    public var gateDegrees = 8.0
+    /// Level cells within this height of each other along up (chained) are one surface, metres.
+    /// Default 0.04.
+    public var heightTolerance = 0.04
+    /// A surface needs this many cells: small patches say little about up and are often not level.
+    /// Default 12.
+    public var minSurfaceCells = 12
+    /// A surface is flat when its points lie within this of its plane, metres (root mean square):
+    /// steps and gentle slopes chained into one height group are not. Default 0.015.
+    public var maxSurfaceThickness = 0.015
+    /// An observation needs this many depth pixels on level surfaces. Default 2000.
+    public var minPixels = 2000
+    /// An observation on this many depth pixels or more weighs fully; one on fewer weighs their share
+    /// of it (its noise falls as the surfaces grow). Default 5000.
+    public var fullWeightPixels = 5000
+    /// An observation further than this from the level held so far, degrees, is an outlier (a surface
+    /// that is not level), and is dropped. Default 3.
+    public var maxResidualDegrees = 3.0
+    /// The world is re-levelled when the surfaces' up has moved this far since the last level,
+    /// degrees: each re-level moves anchors, meshes and what rests on them. Default 0.05.
+    public var relevelDegrees = 0.05
+    /// Seconds over which the level follows the surfaces' up (the gain of each frame's observation
+    /// is its interval over this): a longer time averages more frames' noise and moves the world in
+    /// smaller steps (a body resting on a mesh is disturbed by each: `PhysicsMeshTests`), a shorter
+    /// one follows the odometry's drift more closely. Default 3.
+    public var timeConstant = 3.0
+
+    /// The defaults.
+    public init() {}
+  }
 }

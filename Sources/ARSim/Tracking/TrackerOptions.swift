@@ -122,6 +122,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var estimatedPlane = EstimatedPlane()
   /// Depth-only odometry.
   public var depthOnly = DepthOnly()
+  /// The level held by the depth's level surfaces without an accelerometer.
+  public var surfaceLevel = SurfaceLevel()
 
   /// The defaults.
   public init() {}

@@ -7,7 +7,9 @@ import ARSimMath
 /// re-level is a rotation about the origin that the session applies to planes and anchors too). The
 /// origin stays the first camera; -z stays the first camera's forward direction projected onto the
 /// horizontal plane. Without an accelerometer the world is levelled from the reference trajectory and
-/// its stated gravity (``referenceSeconds``), or else fixed once with the first camera assumed upright.
+/// its stated gravity (``referenceSeconds``), or else with the first camera assumed upright; after
+/// that the depth's level surfaces hold it as the odometry's orientation drifts (``SurfaceUp``,
+/// ``TrackerOptions/SurfaceLevel``).
 /// Corrections from elsewhere (``applyWorldCorrection(_:)``) compose with the levelling. Not
 /// thread-safe.
 struct WorldLeveller {
@@ -58,12 +60,12 @@ struct WorldLeveller {
 
   /// Takes one frame: its recorded data, the odometry's pose in O, and whether the pose was measured.
   mutating func update(
-    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, info: RecordingInfo,
-    options: TrackerOptions
+    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, depth: FrameDepth? = nil,
+    info: RecordingInfo, options: TrackerOptions
   ) -> Update {
     guard info.hasAccelerometer else {
       return levelWithoutAccelerometer(
-        frame, oFromOptical: oFromOptical, measured: measured, info: info, options: options)
+        frame, oFromOptical: oFromOptical, measured: measured, depth: depth, info: info, options: options)
     }
     if startTime == nil {
       estimator.driftDegrees = options.gravityDriftDegrees
@@ -158,12 +160,17 @@ struct WorldLeveller {
   /// until a reference pose comes, the first camera is assumed upright. The world is never provisional
   /// (tracking is not held in `initializing`); a re-level is a correction.
   private mutating func levelWithoutAccelerometer(
-    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, info: RecordingInfo,
-    options: TrackerOptions
+    _ frame: RecordedFrame, oFromOptical: RigidTransform, measured: Bool, depth: FrameDepth?,
+    info: RecordingInfo, options: TrackerOptions
   ) -> Update {
     startTime = startTime ?? frame.timestamp
+    defer { previousTime = frame.timestamp }
     isSettled = true
     let inWindow = frame.timestamp - startTime! <= Self.referenceSeconds
+    let referenced = info.groundTruthGravity != nil && frame.groundTruth != nil && inWindow
+    if !referenced, worldFromO != nil, measured, let depth {
+      return follow(depth, oFromOptical: oFromOptical, time: frame.timestamp, options: options)
+    }
     guard let gravity = info.groundTruthGravity, let truth = frame.groundTruth, inWindow,
       measured || worldFromO == nil
     else {
@@ -179,6 +186,36 @@ struct WorldLeveller {
     let previous = worldFromO
     fix(up: up, source: .groundTruth)
     return Update(worldFromO: worldFromO, correction: previous.map { worldFromO! * $0.inverse })
+  }
+
+  /// The last frame's time (without an accelerometer).
+  private var previousTime: Double?
+  /// Up in O as the level surfaces hold it (``follow(_:oFromOptical:time:options:)``), once they do.
+  private var surfaceUp: SIMD3<Double>?
+
+  /// Without an accelerometer, once the start's level is fixed: the level follows the up that the
+  /// depth's level surfaces observe (``SurfaceUp``), each frame's observation weighed by its interval
+  /// over ``TrackerOptions/SurfaceLevel/timeConstant``, and the world is re-levelled whenever that has
+  /// moved by ``TrackerOptions/SurfaceLevel/relevelDegrees`` since the last level.
+  private mutating func follow(
+    _ depth: FrameDepth, oFromOptical: RigidTransform, time: Double, options: TrackerOptions
+  ) -> Update {
+    let settings = options.surfaceLevel
+    guard settings.isEnabled, let up = upInO, let previous = worldFromO,
+      let observation = SurfaceUp.observe(
+        depth.map, intrinsics: depth.depthIntrinsics, expectedUp: oFromOptical.inverse.rotate(up),
+        options: settings)
+    else { return Update(worldFromO: worldFromO, correction: nil) }
+    let observed = oFromOptical.rotate(observation.up)
+    let next = SurfaceUp.step(
+      from: surfaceUp ?? up, towards: observed, pixels: observation.pixels,
+      interval: previousTime.map { time - $0 } ?? 0, options: settings)
+    surfaceUp = next
+    guard angleDegrees(next, up) >= settings.relevelDegrees else {
+      return Update(worldFromO: worldFromO, correction: nil)
+    }
+    fix(up: next, source: .surfaces)
+    return Update(worldFromO: worldFromO, correction: worldFromO! * previous.inverse)
   }
 
   /// The direction most of `ups` (unit vectors) agree on: the one with the least summed angle to the
