@@ -353,14 +353,20 @@ public final class ReplayRun {
   }
 
   public var sourcesSummary: String {
-    if session.gravitySource == .groundTruth, info.referenceKind == .arkit {
-      // The reference's stated down says which world that is (ARKitScenes' is z-up).
-      let down = info.groundTruthGravity.map { v in
-        " (down " + [v.x, v.y, v.z].map { String(format: "%g", $0 + 0) }.joined(separator: ", ") + " in it)"
-      }
-      return ", gravity from ARKit's world" + (down ?? "")
+    // The reference's stated down says which world that is (ARKitScenes' is z-up).
+    let down = info.groundTruthGravity.map { v in
+      " (down " + [v.x, v.y, v.z].map { String(format: "%g", $0 + 0) }.joined(separator: ", ") + " in it)"
     }
-    return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
+    let arkitWorld = info.referenceKind == .arkit
+    switch session.gravitySource {
+    case .groundTruth? where arkitWorld:
+      return ", gravity from ARKit's world" + (down ?? "")
+    case .surfaces?:
+      let start = arkitWorld ? "ARKit's world at the start" + (down ?? "") : "the start's level"
+      return ", gravity from \(start), held by the depth's level surfaces"
+    default:
+      return ", gravity from \(session.gravitySource?.rawValue ?? "nothing")"
+    }
   }
 
   /// The tracking states in order, each with its duration: `limited:initializing 0.30 s > normal 9.70 s`.
