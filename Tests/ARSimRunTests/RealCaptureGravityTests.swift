@@ -59,6 +59,18 @@ import Testing
     #expect(gravity.median < 0.9, "gravity error median \(gravity.median) degrees")
     #expect(gravity.max < 3.5, "gravity error max \(gravity.max) degrees")
     #expect(run.session.gravitySource == .surfaces)
+    // The surfaces' re-levels correct the newest pose, not what was mapped: no pose delivered after
+    // the reference's first second moves afterwards (delivered poses are Float, so to 1e-6), but by
+    // a loop closure's deformation of the poses before it.
+    let lastLoop = run.frames.last(where: \.closedLoop)?.index ?? -1
+    let held = run.frames.filter {
+      $0.hasPose && $0.timestamp > frames[0].timestamp + 1.5 && $0.index > lastLoop
+    }
+    let moved = held.filter {
+      let step = $0.deliveredWorldFromOptical.inverse * $0.worldFromOptical
+      return simd_length(step.translation) > 1e-6 || simd_length(step.rotation.imag) > 1e-6
+    }
+    #expect(held.count > 100 && moved.isEmpty, "\(moved.count) of \(held.count) poses moved after delivery")
     // The floor's height in the session's world: each camera's session height less its height above
     // the floor by the reference (the median over the frames with both).
     let floorHeights = run.frames.compactMap { frame -> Double? in

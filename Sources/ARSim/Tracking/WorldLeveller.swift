@@ -197,6 +197,13 @@ struct WorldLeveller {
   /// depth's level surfaces observe (``SurfaceUp``), each frame's observation weighed by its interval
   /// over ``TrackerOptions/SurfaceLevel/timeConstant``, and the world is re-levelled whenever that has
   /// moved by ``TrackerOptions/SurfaceLevel/relevelDegrees`` since the last level.
+  ///
+  /// The tilt it corrects is the odometry's orientation drift since the last level, which lives in the
+  /// newest poses, not in what was mapped before: the re-level turns the world's placement over O
+  /// about the camera (which keeps its position) and is no world correction (``Update/correction`` nil),
+  /// as a roll and pitch prior on the newest pose would correct it. Planes, anchors and poses mapped
+  /// before were level when they were mapped and stay; turning them about the origin by drift that
+  /// came later tilts old planes (`WorldLevellerTests.aSurfaceReLevelMovesNothingMapped`).
   private mutating func follow(
     _ depth: FrameDepth, oFromOptical: RigidTransform, time: Double, options: TrackerOptions
   ) -> Update {
@@ -215,7 +222,12 @@ struct WorldLeveller {
       return Update(worldFromO: worldFromO, correction: nil)
     }
     fix(up: next, source: .surfaces)
-    return Update(worldFromO: worldFromO, correction: worldFromO! * previous.inverse)
+    // The turn about the origin of the world moved to turn about the camera.
+    let camera = previous.apply(to: oFromOptical.translation)
+    let shift = RigidTransform(translation: camera - worldFromO!.apply(to: oFromOptical.translation))
+    adjustment = shift * adjustment
+    worldFromO = shift * worldFromO!
+    return Update(worldFromO: worldFromO, correction: nil)
   }
 
   /// The direction most of `ups` (unit vectors) agree on: the one with the least summed angle to the
