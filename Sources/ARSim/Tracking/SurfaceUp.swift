@@ -24,43 +24,10 @@ enum SurfaceUp {
     var surfaces: Int
   }
 
-  /// Moment sums of points (metres, optical frame) that merge by addition.
-  private struct Moments {
-    var count = 0.0
-    var sum = SIMD3<Double>.zero
-    /// Σ x xᵀ, upper triangle: xx, xy, xz, yy, yz, zz.
-    var squares = SIMD8<Double>.zero
-
-    mutating func add(_ p: SIMD3<Double>) {
-      count += 1
-      sum += p
-      squares += SIMD8(p.x * p.x, p.x * p.y, p.x * p.z, p.y * p.y, p.y * p.z, p.z * p.z, 0, 0)
-    }
-
-    static func + (a: Moments, b: Moments) -> Moments {
-      Moments(count: a.count + b.count, sum: a.sum + b.sum, squares: a.squares + b.squares)
-    }
-
-    var centroid: SIMD3<Double> { sum / count }
-
-    /// Σ (x − centroid)(x − centroid)ᵀ.
-    var scatter: simd_double3x3 {
-      let c = centroid
-      let s = squares
-      let xx = s[0] - count * c.x * c.x
-      let xy = s[1] - count * c.x * c.y
-      let xz = s[2] - count * c.x * c.z
-      let yy = s[3] - count * c.y * c.y
-      let yz = s[4] - count * c.y * c.z
-      let zz = s[5] - count * c.z * c.z
-      return simd_double3x3(SIMD3(xx, xy, xz), SIMD3(xy, yy, yz), SIMD3(xz, yz, zz))
-    }
-  }
-
   /// A planar cell: its moments, its normal (signed towards the expected up) and its height along
   /// the expected up.
   private struct Cell {
-    var moments: Moments
+    var moments: PlaneMoments
     var normal: SIMD3<Double>
     var height: Double
   }
@@ -84,25 +51,26 @@ enum SurfaceUp {
         groups.append([cell])
       }
     }
+    // Each surface's scatter about its own centroid (its covariance times its points), summed.
     var scatter = simd_double3x3()
-    var pixels = 0.0
+    var pixels = 0
     var surfaces = 0
     for group in groups where group.count >= options.minSurfaceCells {
       let moments = group.dropFirst().reduce(group[0].moments) { $0 + $1.moments }
-      let own = symmetricEigenDecomposition(moments.scatter)
-      let normal = own.eigenvectors[0]
-      let thickness = (max(0, own.eigenvalues[0]) / moments.count).squareRoot()
-      guard abs(simd_dot(normal, expectedUp)) >= gate, thickness <= options.maxSurfaceThickness else {
-        continue
-      }
-      scatter += moments.scatter
+      guard let covariance = moments.covariance else { continue }
+      let (values, vector) = smallestSymmetricEigenpair(covariance)
+      guard let normal = vector, abs(simd_dot(normal, expectedUp)) >= gate,
+        max(0, values.x).squareRoot() <= options.maxSurfaceThickness
+      else { continue }
+      scatter += covariance * Double(moments.count)
       pixels += moments.count
       surfaces += 1
     }
-    guard surfaces > 0, Int(pixels) >= options.minPixels else { return nil }
-    var up = symmetricEigenDecomposition(scatter).eigenvectors[0]
+    guard surfaces > 0, pixels >= options.minPixels,
+      var up = smallestSymmetricEigenpair(scatter).eigenvector
+    else { return nil }
     if simd_dot(up, expectedUp) < 0 { up = -up }
-    return Observation(up: simd_normalize(up), pixels: Int(pixels), surfaces: surfaces)
+    return Observation(up: simd_normalize(up), pixels: pixels, surfaces: surfaces)
   }
 
   /// The level held after one more observation: `held` (unit) turned towards `observed` (unit, the
@@ -134,24 +102,33 @@ enum SurfaceUp {
     depth.metres.withUnsafeBufferPointer { metres in
       for top in stride(from: 0, through: depth.height - side, by: side) {
         for left in stride(from: 0, through: width - side, by: side) {
-          var moments = Moments()
+          // PlaneMoments.add's arithmetic, in this loop (a call across modules per point is slower).
+          var (count, sum, outer) = (0, SIMD3<Double>.zero, simd_double3x3())
           for y in top..<(top + side) {
             let ry = (Double(y) - k.cy) / k.fy
             for x in left..<(left + side) {
               let d = Double(metres[y * width + x])
               guard d.isFinite, d > 0, d <= options.maxRange else { continue }
-              moments.add(SIMD3((Double(x) - k.cx) / k.fx * d, ry * d, d))
+              let point = SIMD3((Double(x) - k.cx) / k.fx * d, ry * d, d)
+              count += 1
+              sum += point
+              outer.columns.0 += point * point.x
+              outer.columns.1 += point * point.y
+              outer.columns.2 += point * point.z
             }
           }
-          guard moments.count >= needed else { continue }
-          let eigen = symmetricEigenDecomposition(moments.scatter)
-          let z = moments.centroid.z
-          let rms = (max(0, eigen.eigenvalues[0]) / moments.count).squareRoot()
-          guard rms <= options.cellThicknessBase + options.cellThicknessQuadratic * z * z else { continue }
-          var normal = eigen.eigenvectors[0]
+          guard Double(count) >= needed else { continue }
+          let moments = PlaneMoments(count: count, sum: sum, sumOfOuterProducts: outer)
+          guard let mean = moments.mean, let covariance = moments.covariance else { continue }
+          let (values, vector) = smallestSymmetricEigenpair(covariance)
+          let rms = max(0, values.x).squareRoot()
+          // A patch, not a line of points (whose normal is undefined): the middle spread well above
+          // the spread off the plane.
+          guard var normal = vector, values.y > 9 * max(0, values.x),
+            rms <= options.cellThicknessBase + options.cellThicknessQuadratic * mean.z * mean.z
+          else { continue }
           if simd_dot(normal, expectedUp) < 0 { normal = -normal }
-          cells.append(
-            Cell(moments: moments, normal: normal, height: simd_dot(moments.centroid, expectedUp)))
+          cells.append(Cell(moments: moments, normal: normal, height: simd_dot(mean, expectedUp)))
         }
       }
     }

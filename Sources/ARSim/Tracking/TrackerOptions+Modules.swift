@@ -370,12 +370,12 @@ extension TrackerOptions {
     /// that is not level), and is dropped. Default 3.
     public var maxResidualDegrees = 3.0
     /// The world is re-levelled when the surfaces' up has moved this far since the last level,
-    /// degrees: each re-level moves anchors, meshes and what rests on them. Default 0.05.
+    /// degrees: a re-level turns the world's placement over the odometry about the camera and moves
+    /// nothing mapped (the drift it corrects is in the newest poses), so it may be small. Default 0.05.
     public var relevelDegrees = 0.05
     /// Seconds over which the level follows the surfaces' up (the gain of each frame's observation
-    /// is its interval over this): a longer time averages more frames' noise and moves the world in
-    /// smaller steps (a body resting on a mesh is disturbed by each: `PhysicsMeshTests`), a shorter
-    /// one follows the odometry's drift more closely. Default 3.
+    /// is its interval over this): a longer time averages more frames' noise, a shorter one follows
+    /// the odometry's drift more closely. Default 3.
     public var timeConstant = 3.0
 
     /// The defaults.
