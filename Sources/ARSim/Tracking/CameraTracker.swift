@@ -229,10 +229,10 @@ package final class CameraTracker {
         map: $0, confidence: frame.confidence, depthIntrinsics: info.depthIntrinsics,
         imageIntrinsics: trackingIntrinsics)
     }
-    odometry.add(frame.imu)
-    odometry.gravityEstimated(gravity)
     let result = odometry.process(
-      gray: gray, pyramid: frame.kltPyramid, depth: depth, timestamp: frame.timestamp)
+      FrameInput(
+        gray: gray, pyramid: frame.kltPyramid, depth: depth, timestamp: frame.timestamp, imu: frame.imu,
+        gravity: gravity))
     // Gravity is estimated from the measured position where the pose's was filtered with the
     // accelerometer (``OdometryResult/measuredPosition``).
     var measuredPose = result.oFromOptical

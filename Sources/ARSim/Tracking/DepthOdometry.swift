@@ -69,7 +69,7 @@ final class DepthOdometry: Odometry {
   }
 
   /// Adds the inertial samples recorded up to the next frame.
-  func add(_ samples: [IMUSample]) {
+  private func add(_ samples: [IMUSample]) {
     gyroscope.add(samples)
     self.samples += samples
   }
@@ -82,9 +82,12 @@ final class DepthOdometry: Odometry {
     lastTimestamp = nil
   }
 
-  func process(gray _: GrayImage, pyramid _: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
-    -> OdometryResult
-  {
+  func process(_ frame: FrameInput) -> OdometryResult {
+    add(frame.imu)
+    return track(depth: frame.depth, timestamp: frame.timestamp)
+  }
+
+  private func track(depth: FrameDepth?, timestamp: Double) -> OdometryResult {
     timings = StageTimings()
     let start = ContinuousClock.now
     defer { lap(&timings.pose, since: start) }

@@ -89,9 +89,12 @@ final class MonoOdometry: Odometry {
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
   }
 
-  func add(_ samples: [IMUSample]) { gyroscope.add(samples) }
+  func process(_ frame: FrameInput) -> OdometryResult {
+    gyroscope.add(frame.imu)
+    return track(gray: frame.gray, pyramid: frame.pyramid, depth: frame.depth, timestamp: frame.timestamp)
+  }
 
-  func process(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+  private func track(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
     -> OdometryResult
   {
     timings = StageTimings()

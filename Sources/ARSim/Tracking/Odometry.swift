@@ -59,24 +59,36 @@ package struct OdometryResult: Sendable {
   package var continuesMotion = false
 }
 
+/// One frame's input to an odometry, given in one call so that no order of calls matters.
+struct FrameInput {
+  /// The tracking image (empty in depth-only mode, whose odometry reads no image).
+  var gray: GrayImage
+  /// `gray`'s KLT pyramid when it was built ahead (used when built with the odometry's own KLT
+  /// parameters).
+  var pyramid: KLTPyramid?
+  /// The registered z-depth (metres, NaN where unknown or of low confidence) at its own resolution,
+  /// when recorded.
+  var depth: FrameDepth?
+  /// The frame's time, seconds (the recording's clock).
+  var timestamp: Double
+  /// The IMU samples recorded since the last frame.
+  var imu: [IMUSample]
+  /// The session's gravity estimate before this frame (nil: none yet), for front ends that check a
+  /// relocalised pose against the IMU's prediction.
+  var gravity: GapPrediction.Gravity?
+}
+
 /// A visual odometry front end: frames in, poses in the odometry frame O out.
 protocol Odometry: AnyObject {
   /// Where the last frame's time went (measured with the monotonic clock; results never depend on it).
   var timings: StageTimings { get }
-  /// Tracks one frame. `depth` is the registered z-depth (metres, NaN where unknown or of low
-  /// confidence) at its own resolution, when recorded; `pyramid` is `gray`'s KLT pyramid when it was
-  /// built ahead (used when it was built with the odometry's own KLT parameters).
-  func process(gray: GrayImage, pyramid: KLTPyramid?, depth: FrameDepth?, timestamp: Double) -> OdometryResult
-  /// Takes the IMU samples recorded since the last frame, before that frame is processed.
-  func add(_ samples: [IMUSample])
+  /// Tracks one frame.
+  func process(_ frame: FrameInput) -> OdometryResult
   /// The camera was off (a pause or a gap in the recording): the motion since the last frame is unknown.
   func cameraWasOff()
   /// ``cameraWasOff()`` with the session's gravity estimate (nil: none yet), for front ends that
   /// predict the motion across the gap with the IMU.
   func cameraWasOff(gravity: GapPrediction.Gravity?)
-  /// The session's gravity estimate (nil: none yet), before each frame, for front ends that check a
-  /// relocalised pose against the IMU's prediction.
-  func gravityEstimated(_ gravity: GapPrediction.Gravity?)
   /// The keyframe map in O (empty without one).
   var mapKeyframes: [Keyframe] { get }
   /// The last processed frame (whose `gray` and `depth` are given again) located against `keyframes`
@@ -93,11 +105,9 @@ protocol Odometry: AnyObject {
 
 extension Odometry {
   /// Front ends without a keyframe map (depth-only) carry on frame to frame and rely on their own
-  /// loss detection; those without an inertial model ignore the IMU.
+  /// loss detection.
   func cameraWasOff() {}
   func cameraWasOff(gravity: GapPrediction.Gravity?) { cameraWasOff() }
-  func gravityEstimated(_ gravity: GapPrediction.Gravity?) {}
-  func add(_ samples: [IMUSample]) {}
   var mapKeyframes: [Keyframe] { [] }
   func locate(gray: GrayImage, depth: FrameDepth?, in keyframes: [Keyframe]) -> (
     mapFromOptical: RigidTransform, inliers: Int

@@ -116,7 +116,7 @@ struct RGBDMap {
     let rgbd = options.rgbd
     guard let last = lastKeyframe, framesSinceKeyframe < rgbd.keyframeMaxFrames else { return true }
     let still = ids.reduce(0) { $0 + (last.landmarks.contains($1) ? 1 : 0) }
-    if Double(still) < 0.5 * Double(last.landmarks.count) { return true }
+    if Double(still) < rgbd.keyframeLostFraction * Double(last.landmarks.count) { return true }
     if time - last.time < rgbd.keyframeMinInterval { return false }
     if Double(still) < rgbd.keyframeTrackedFraction * Double(last.landmarks.count) { return true }
     let step = last.oFromOptical.inverse * oFromOptical

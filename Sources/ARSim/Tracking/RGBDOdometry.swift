@@ -53,7 +53,7 @@ final class RGBDOdometry: Odometry {
   private var samples: [IMUSample] = []
   /// Whether the recording has given IMU samples so far.
   private var hasIMU = false
-  /// The session's gravity estimate (``gravityEstimated(_:)``), for the IMU's predictions.
+  /// The session's gravity estimate before this frame (``FrameInput/gravity``), for the IMU's predictions.
   private var gravity: GapPrediction.Gravity?
   /// The last frame whose pose was measured, which the IMU predicts from.
   private struct InertialAnchor {
@@ -101,8 +101,13 @@ final class RGBDOdometry: Odometry {
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
   }
 
-  /// Tracks one frame. `depth` is registered z-depth in metres (NaN where unknown).
-  func process(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+  func process(_ frame: FrameInput) -> OdometryResult {
+    add(frame.imu)
+    gravity = frame.gravity
+    return track(gray: frame.gray, pyramid: frame.pyramid, depth: frame.depth, timestamp: frame.timestamp)
+  }
+
+  private func track(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
     -> OdometryResult
   {
     timings = StageTimings()
@@ -445,7 +450,7 @@ final class RGBDOdometry: Odometry {
 
   /// Takes the IMU samples recorded since the last frame (their gyroscope rates time the rolling
   /// shutter's correction).
-  func add(_ samples: [IMUSample]) {
+  private func add(_ samples: [IMUSample]) {
     if !samples.isEmpty { hasIMU = true }
     turns?.add(samples)
     gapPrediction?.add(samples)
@@ -522,8 +527,6 @@ final class RGBDOdometry: Odometry {
   /// (KLT from the last image, depth alignment from rest) would measure a wrong pose. The next
   /// frames relocalise against the keyframes instead.
   func cameraWasOff() { cameraWasOff(gravity: nil) }
-
-  func gravityEstimated(_ gravity: GapPrediction.Gravity?) { self.gravity = gravity }
 
   /// The IMU's prediction from ``anchor`` to this frame, with the session's gravity as it is now: where
   /// a relocalised pose must be when tracking frame to frame fails (a wide motion, a loss), so that a

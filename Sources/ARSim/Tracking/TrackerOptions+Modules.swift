@@ -40,11 +40,16 @@ extension TrackerOptions {
     /// ... or after this many frames without one. Default 10.
     public var keyframeMaxFrames = 10
     /// Seconds after a keyframe during which the tests before this one (tracked fraction, baseline,
-    /// rotation) make no new one unless fewer than half of its landmarks are still tracked: a camera
-    /// at 30 or 60 fps, or a scene whose tracks churn (a person moving through the view), would
-    /// otherwise make most frames keyframes, and the bundle window would span a fraction of a second.
+    /// rotation) make no new one unless fewer than ``keyframeLostFraction`` of its landmarks are still
+    /// tracked: a camera at 30 or 60 fps, or a scene whose tracks churn (a person moving through the
+    /// view), would otherwise make most frames keyframes, and the bundle window would span a fraction
+    /// of a second.
     /// Default 0.09 (a 10 Hz recording may make one on every frame).
     public var keyframeMinInterval = 0.09
+    /// Within ``keyframeMinInterval`` of a keyframe, a frame still becomes one when fewer than this
+    /// fraction of the keyframe's landmarks are tracked: the view has changed too much to wait.
+    /// Default 0.5.
+    public var keyframeLostFraction = 0.5
     /// Keyframes refined in the RGB-D bundle window. Default 6.
     public var bundleWindow = 6
     /// Most older keyframes held fixed in the RGB-D bundle window (which see its landmarks; the first
@@ -377,6 +382,34 @@ extension TrackerOptions {
     /// is its interval over this): a longer time averages more frames' noise, a shorter one follows
     /// the odometry's drift more closely. Default 3.
     public var timeConstant = 3.0
+
+    /// The defaults.
+    public init() {}
+  }
+
+  /// The gravity estimate's filter (``GravityEstimator``) where the recording has an accelerometer:
+  /// the settings in which the session's estimate differs from the estimator's own defaults.
+  public struct GravityFilter: Codable, Sendable, Equatable {
+    /// The estimator's segment, seconds (``GravityEstimator/segmentSeconds``): the level delivered
+    /// with a frame stands about a segment and the velocity fit's look-ahead behind it, carried to the
+    /// frame by the gyroscope's measured drift. Shorter than the estimator's 0.25: the level lags the
+    /// frame less; much shorter, each segment's equation rests on fewer samples and is noisier. The
+    /// gravity errors over seeds: Tools/seed-figures.sh. Default 0.2.
+    public var segmentSeconds = 0.2
+    /// The estimator's velocity fit half-window, seconds (``GravityEstimator/velocityHalfWindow``):
+    /// frames this far on each side, at every frame rate. At 10 fps the estimator's two-frame minimum
+    /// reaches that already; at higher rates the estimator's 0.1 s fits fewer positions and noisier
+    /// velocities, and gravity suffers. Wider helps at high rates but costs at 10 fps (three frames a
+    /// side). The gravity errors over seeds and frame rates: Tools/seed-figures.sh (its FPS argument);
+    /// real captures: Tools/real-figures.sh. Default 0.2.
+    public var velocityHalfWindow = 0.2
+    /// Monocular only: prior standard deviation of the map's scale (metres per unit) about 1: its
+    /// first baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left
+    /// open. Default 10.
+    public var monocularScalePriorSigma = 10.0
+    /// Monocular only: relative random walk of the map's scale per √s: it drifts by a few percent over
+    /// tens of seconds as landmarks are triangulated from tracked poses. Default 0.01.
+    public var monocularScaleDrift = 0.01
 
     /// The defaults.
     public init() {}

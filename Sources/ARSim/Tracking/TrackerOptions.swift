@@ -124,6 +124,8 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
   public var depthOnly = DepthOnly()
   /// The level held by the depth's level surfaces without an accelerometer.
   public var surfaceLevel = SurfaceLevel()
+  /// The gravity estimate's filter where there is an accelerometer.
+  public var gravityFilter = GravityFilter()
 
   /// The defaults.
   public init() {}

@@ -26,25 +26,6 @@ struct WorldLeveller {
   /// The estimator's estimate after the last frame (``update(_:oFromOptical:measured:info:options:)``
   /// solves it once; it changes only there).
   private(set) var estimate: GravityEstimator.Estimate?
-  /// The estimator's segment, seconds (``GravityEstimator/segmentSeconds``): the level delivered with
-  /// a frame stands about a segment and the velocity fit's look-ahead behind it, carried to the frame
-  /// by the gyroscope's measured drift. 0.2 rather than the estimator's 0.25: the level lags the
-  /// frame less; much shorter, each segment's equation rests on fewer samples and is noisier. The
-  /// gravity errors over seeds: Tools/seed-figures.sh.
-  private static let segmentSeconds = 0.2
-  /// The estimator's velocity fit half-window, seconds (``GravityEstimator/velocityHalfWindow``):
-  /// frames as far as 0.2 s on each side, at every frame rate. At 10 fps the estimator's two-frame
-  /// minimum reaches that already; at higher rates the estimator's 0.1 s fits fewer positions and
-  /// noisier velocities, and gravity suffers. Wider helps at high rates but costs at 10 fps (three
-  /// frames a side). The gravity errors over seeds and frame rates:
-  /// Tools/seed-figures.sh (its FPS argument); real captures: Tools/real-figures.sh.
-  private static let velocityHalfWindow = 0.2
-  /// Prior standard deviation of a monocular map's scale (metres per unit) about 1: its first
-  /// baseline is one unit, or the first depth frame's or `--scale`'s metres, so it is left open.
-  private static let monocularScalePriorSigma = 10.0
-  /// Relative random walk of a monocular map's scale per √s: it drifts by a few percent over tens of
-  /// seconds as landmarks are triangulated from tracked poses.
-  private static let monocularScaleDrift = 0.01
   /// Where gravity came from, once known.
   private(set) var source: GravitySource?
   /// Up in O, once known.
@@ -70,11 +51,12 @@ struct WorldLeveller {
     if startTime == nil {
       estimator.driftDegrees = options.gravityDriftDegrees
       estimator.learnsNoise = true
-      estimator.segmentSeconds = Self.segmentSeconds
-      estimator.velocityHalfWindow = Self.velocityHalfWindow
+      let filter = options.gravityFilter
+      estimator.segmentSeconds = filter.segmentSeconds
+      estimator.velocityHalfWindow = filter.velocityHalfWindow
       if options.mode == .mono {
-        estimator.scalePriorSigma = Self.monocularScalePriorSigma
-        estimator.scaleDrift = Self.monocularScaleDrift
+        estimator.scalePriorSigma = filter.monocularScalePriorSigma
+        estimator.scaleDrift = filter.monocularScaleDrift
       }
     }
     if measured {
