@@ -278,7 +278,7 @@ public final class ReplayRun {
     while let outcome = try replay.step() {
       guard let frame = outcome.frame else { continue }
       let recorded = outcome.recorded
-      let delivered = RigidTransform(matrix: frame.camera.transform) * opticalFromCamera
+      let delivered = outcome.worldFromCamera * opticalFromCamera
       var record = FrameRecord(
         index: recorded.index, timestamp: recorded.timestamp, state: frame.camera.trackingState,
         poseSource: frame.poseSource, isTracked: outcome.isTracked, hasPose: outcome.hasPose,

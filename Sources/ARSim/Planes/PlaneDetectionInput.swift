@@ -5,11 +5,12 @@ import Foundation
 package struct FeaturePoint: Sendable, Hashable {
   /// The landmark's identifier, stable while it is tracked.
   package var identifier: UInt64
-  /// The landmark's position in world coordinates, metres.
-  package var position: SIMD3<Float>
+  /// The landmark's position in world coordinates, metres, in the tracker's double precision (the
+  /// session rounds it to Float only for ``ARPointCloud``).
+  package var position: SIMD3<Double>
 
   /// A landmark from its identifier and world position (metres).
-  package init(identifier: UInt64, position: SIMD3<Float>) {
+  package init(identifier: UInt64, position: SIMD3<Double>) {
     self.identifier = identifier
     self.position = position
   }

@@ -93,7 +93,7 @@ struct PlaneVoxelMap {
   /// frame's points: each call on the detector's map is checked for exclusive access).
   mutating func observe(features: [FeaturePoint], frame: Int32, touched: inout [Int32]) {
     for feature in features {
-      if let slot = observe(SIMD3<Double>(feature.position), frame: frame), slot >= 0 { touched.append(slot) }
+      if let slot = observe(feature.position, frame: frame), slot >= 0 { touched.append(slot) }
     }
   }
 

@@ -455,7 +455,7 @@ public final class ARSession: @unchecked Sendable {
     let camera = ARCamera(
       worldFromCamera: tracked.worldFromCamera, intrinsics: info.intrinsics, trackingState: tracked.state)
     let features = tracked.featurePoints.map {
-      ARPointCloud(points: $0.map(\.position), identifiers: $0.map(\.identifier))
+      ARPointCloud(points: $0.map { SIMD3<Float>($0.position) }, identifiers: $0.map(\.identifier))
     }
     let frame = ARFrame(
       timestamp: recorded.timestamp, camera: camera,

@@ -60,6 +60,9 @@ public struct FrameOutcome: Sendable {
   /// The session world's epoch the frame was delivered in (see ``ARSession/worldNowFromEpochs()``); 0
   /// for an ignored frame.
   package let worldEpoch: Int
+  /// The camera's pose as tracked (world from ARKit's camera frame), in double precision: what
+  /// ``ARFrame/camera``'s `transform` rounds to Float. Identity for an ignored frame.
+  package let worldFromCamera: RigidTransform
   /// The callbacks, in delivery order.
   package let events: [SessionEvent]
   /// Where the frame's time went.
@@ -73,6 +76,7 @@ public struct FrameOutcome: Sendable {
     hasPose = false
     isWorldFixed = false
     worldEpoch = 0
+    worldFromCamera = .identity
     events = []
     timings = FrameTimings()
   }
@@ -88,6 +92,7 @@ public struct FrameOutcome: Sendable {
     hasPose = tracked.hasPose
     isWorldFixed = tracked.isWorldFixed
     self.worldEpoch = worldEpoch
+    worldFromCamera = tracked.worldFromCamera
     self.events = events
     self.timings = timings
   }

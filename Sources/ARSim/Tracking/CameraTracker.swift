@@ -269,7 +269,7 @@ package final class CameraTracker {
       quality == .initializing || awaitingMap
       ? nil
       : result.landmarks.map {
-        FeaturePoint(identifier: $0.identifier, position: SIMD3<Float>(worldFromO.apply(to: $0.position)))
+        FeaturePoint(identifier: $0.identifier, position: worldFromO.apply(to: $0.position))
       }
     return TrackedFrame(
       state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,

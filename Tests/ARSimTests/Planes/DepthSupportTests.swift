@@ -25,7 +25,7 @@ struct DepthSupportTests {
     var random = SplitMix64(seed: 11)
     for k in 0..<30 {
       let features = sheet.points(spacing: 0.05, jitter: 0.01, noise: 0.002, random: &random)
-        .enumerated().map { FeaturePoint(identifier: UInt64($0.offset), position: $0.element) }
+        .enumerated().map { FeaturePoint(identifier: UInt64($0.offset), position: SIMD3<Double>($0.element)) }
       let floorPoints =
         depth ? floor.points(spacing: 0.04, jitter: 0.005, noise: 0.002, random: &random) : []
       _ = detector.process(

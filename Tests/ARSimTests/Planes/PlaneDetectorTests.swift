@@ -274,7 +274,7 @@ struct PlaneDetectorTests {
       var noisy = points
       for (i, b) in bad.enumerated() { noisy.insert(b, at: (i * 97 + k) % noisy.count) }
       let features = bad.enumerated().map {
-        FeaturePoint(identifier: UInt64($0.offset), position: $0.element)
+        FeaturePoint(identifier: UInt64($0.offset), position: SIMD3<Double>($0.element))
       }
       let pose = RigidTransform(translation: Self.camera)
       let a = clean.process(
@@ -327,7 +327,7 @@ struct PlaneDetectorTests {
       let features = landmarks.enumerated().map { i, p in
         FeaturePoint(
           identifier: UInt64(i),
-          position: SIMD3<Float>(p + 0.002 * SIMD3(random.gaussian(), random.gaussian(), random.gaussian())))
+          position: p + 0.002 * SIMD3(random.gaussian(), random.gaussian(), random.gaussian()))
       }
       _ = detector.process(
         PlaneDetectionInput(
