@@ -23,7 +23,7 @@ struct WorldLeveller {
   }
 
   private(set) var estimator = GravityEstimator()
-  /// The estimator's estimate after the last frame (``update(_:oFromOptical:measured:info:options:)``
+  /// The estimator's estimate after the last frame (``update(_:oFromOptical:measured:depth:info:options:)``
   /// solves it once; it changes only there).
   private(set) var estimate: GravityEstimator.Estimate?
   /// Where gravity came from, once known.
@@ -185,7 +185,8 @@ struct WorldLeveller {
   /// about the camera (which keeps its position) and is no world correction (``Update/correction`` nil),
   /// as a roll and pitch prior on the newest pose would correct it. Planes, anchors and poses mapped
   /// before were level when they were mapped and stay; turning them about the origin by drift that
-  /// came later tilts old planes (`WorldLevellerTests.aSurfaceReLevelMovesNothingMapped`).
+  /// came later tilts old planes (`RealCaptureGravityTests.arkitScenesIsReadRightSideUp` checks that no
+  /// delivered pose moves afterwards).
   private mutating func follow(
     _ depth: FrameDepth, oFromOptical: RigidTransform, time: Double, options: TrackerOptions
   ) -> Update {
