@@ -163,4 +163,38 @@ struct FeatureFrontEnd {
     let p = opticalFromO.apply(to: point)
     return p.z > 0.05 ? intrinsics.project(p) : nil
   }
+
+  /// The camera's orientation now (O from optical) from the tracks' bearings alone: each landmark's
+  /// direction from the camera at `previous` (O from optical) against its track's ray now, aligned by
+  /// ``rotationAligning(_:to:)``: the turn of a camera that turned in place. No depth enters it, so a
+  /// depth map that disagrees with the one the landmarks were made from cannot bend it; it is right to
+  /// the extent the motion is a turn (a translation `t` past a landmark at distance `d` moves its
+  /// bearing by about `t/d` radians). Tracks more than three times the median angle off the first fit
+  /// (and over 0.2°) are left out of the second. Nil with fewer than `options.minInliers` tracks on
+  /// landmarks, or when the turn is not determined.
+  func orientationFromBearings(position: (UInt64) -> SIMD3<Double>?, previous: RigidTransform) -> simd_quatd?
+  {
+    let opticalFromO = previous.inverse
+    var before: [SIMD3<Double>] = []
+    var now: [SIMD3<Double>] = []
+    for (id, point) in zip(ids, points) {
+      guard let landmark = position(id) else { continue }
+      let seen = opticalFromO.apply(to: landmark)
+      guard simd_length_squared(seen) > 0 else { continue }
+      before.append(simd_normalize(seen))
+      now.append(intrinsics.bearing(SIMD2<Double>(point)))
+    }
+    guard before.count >= options.minInliers, var turn = rotationAligning(before, to: now) else { return nil }
+    let fitted = turn
+    let angles = zip(before, now).map { acos(min(1, simd_dot(fitted.act($0), $1))) }
+    let limit = max(3 * angles.sorted()[angles.count / 2], 0.2 * .pi / 180)
+    let kept = angles.indices.filter { angles[$0] <= limit }
+    if kept.count >= options.minInliers, kept.count < angles.count,
+      let refitted = rotationAligning(kept.map { before[$0] }, to: kept.map { now[$0] })
+    {
+      turn = refitted
+    }
+    // `turn` takes the previous optical frame to the current one: O from current = O from previous · turn⁻¹.
+    return (previous.rotation * turn.conjugate).normalized
+  }
 }

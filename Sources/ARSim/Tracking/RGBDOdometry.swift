@@ -208,16 +208,29 @@ final class RGBDOdometry: Odometry {
     {
       bridge = inertialPose
       measured = nil
-    } else if !hasIMU, depth != nil, framesWithoutMeasurement == 0, jumped == true, let found = measured,
-      (predicted.inverse * found.pose).angle <= options.maxRotationJumpDegrees * .pi / 180
-    {
+    } else if !hasIMU, depth != nil, framesWithoutMeasurement == 0, jumped == true, let found = measured {
       // Without an IMU, a leap that turned no further than the prediction has no witness but the
       // motion so far, and a handheld camera does not leap between two frames: the depth the map was
       // made from disagrees with this frame's (a phone's first depth maps, still converging, can read
-      // the whole room nearer). The features' rotation holds whatever the depth's scale; the position
-      // is the constant-velocity prediction's, and the tracks restart there with this frame's depth.
-      bridge = RigidTransform(rotation: found.pose.rotation, translation: predicted.translation)
-      measured = nil
+      // the whole room nearer), and the PnP pulled towards both is bent in rotation as well as
+      // position. The tracks' bearings give the turn with no depth in it; the PnP on the tracks alone
+      // (no depth prior: the landmarks' depth then scales only the step) gives the pose where it
+      // agrees with that turn, else the turn and the constant-velocity prediction's position do. The
+      // tracks restart there with this frame's depth.
+      let map = map
+      let rotation =
+        tracks.orientationFromBearings(position: { map.landmarks[$0] }, previous: pose) ?? found.pose.rotation
+      var turned = RigidTransform(rotation: rotation, translation: predicted.translation)
+      if let (solved, _) = tracks.solvePose(
+        position: { map.landmarks[$0] }, predicted: turned.inverse, seed: options.seed &+ UInt64(frameIndex)),
+        !options.isJump(from: pose, predicted: turned, measured: solved.inverse)
+      {
+        turned = solved.inverse
+      }
+      if (predicted.inverse * turned).angle <= options.maxRotationJumpDegrees * .pi / 180 {
+        bridge = turned
+        measured = nil
+      }
     }
 
     let quality: TrackingQuality
