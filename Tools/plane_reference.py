@@ -30,6 +30,10 @@ ON criterion: an anchor (its final state after the event log's adds, updates and
 surface iff its normal is within 5 degrees of the surface's (unsigned), and its centre and >= 80% of its
 outline (the boundary polygon resampled along its perimeter, or the extent's rectangle) lie within 5 cm
 of the surface's plane and inside its occupancy grid dilated by 5 cm; of several, the nearest plane.
+On fused depth: an anchor on no surface whose interior (a 5 cm grid inside its outline) has, at >= 50%
+of its points, a fused point within 6 cm whose distance from the anchor's plane is <= 3 cm and whose
+normal lies within 15 degrees of the anchor's: it lies on geometry the capture saw (the segmentation made
+no surface of it, or its outline or normal misses the surface's), where the rest float off any of it.
 Moving depth: voxels where depth lies > 10 cm from the fused model in several frames (a person).
 Progress goes to stderr, results to stdout; --table writes the Markdown table.
 """
@@ -54,12 +58,14 @@ from scipy.spatial import ConvexHull, cKDTree  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.path import Path as MplPath  # noqa: E402
 
 OUT = "out/planes"
 VOXEL, TRUNC, MAX_DEPTH = 0.02, 0.08, 4.0
 RANSAC_DIST, NORMAL_COS, CLUSTER_EPS, MIN_AREA, CELL = 0.02, np.cos(np.radians(25)), 0.05, 0.1, 0.04
 GROW_DIST, MERGE_ANGLE, WALL_GAP, FOOTPRINT = 0.04, 5.0, 1.0, 0.3
 ON_ANGLE, ON_DIST, ON_SHARE = 5.0, 0.05, 0.8
+SUPPORT_DIST, SUPPORT_SHARE = 0.03, 0.5  # an anchor on no surface that lies on fused depth
 # The fusion's cache is rebuilt when these change (or the import is newer than it).
 FUSE_KEY = f"{VOXEL} {TRUNC} {MAX_DEPTH} open3d {o3d.__version__}"
 LABEL_COLOURS = {"floor": "#c8a165", "wall": "#6a8fc0", "ceiling": "#b0b0b0", "table": "#e07b20",
@@ -402,7 +408,8 @@ def reference(capture):
         big = max(floors, key=lambda s: s["area"])
         tilt = float(np.degrees(np.arccos(np.clip(big["normal"] @ up, -1, 1))))
     info = {"up": up, "frames": int(fused["frames"]), "min_conf": int(fused["min_conf"]), "floor_tilt": tilt,
-            "floor": min((s["height"] for s in floors), default=None)}
+            "floor": min((s["height"] for s in floors), default=None),
+            "fused": (np.asarray(fused["points"]), np.asarray(fused["normals"]))}
     return info, surfaces, np.asarray(pcd.voxel_down_sample(0.05).points), fused["moved"], fused["poses"]
 
 
@@ -460,6 +467,34 @@ def inside(s, pts, dilate):
     return res
 
 
+def support(x, points, normals, tree):
+    """Share of an anchor's interior (a 5 cm grid inside its outline) with a fused point within
+    SUPPORT_DIST of its plane, within 6 cm of the grid point, whose normal is within 15° of the
+    anchor's: how much of the anchor lies on depth the capture saw, whether or not the segmentation
+    made a surface of it."""
+    n, poly, c = x["normal"], x["poly"], x["centre"]
+    e1 = poly[1] - poly[0]
+    e1 = e1 - (e1 @ n) * n
+    if np.linalg.norm(e1) < 1e-9:
+        return 0.0
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(n, e1)
+    uv = np.c_[(poly - c) @ e1, (poly - c) @ e2]
+    lo, hi = uv.min(0), uv.max(0)
+    gu, gv = np.meshgrid(np.arange(lo[0], hi[0], 0.05), np.arange(lo[1], hi[1], 0.05))
+    grid = np.c_[gu.ravel(), gv.ravel()]
+    grid = grid[MplPath(uv).contains_points(grid)]
+    if len(grid) == 0:
+        return 0.0
+    pts = c + grid[:, :1] * e1 + grid[:, 1:] * e2
+    cos_limit = np.cos(np.radians(15))
+    hits = 0
+    for p, idx in zip(pts, tree.query_ball_point(pts, 0.06)):
+        if idx and np.any((np.abs((points[idx] - p) @ n) <= SUPPORT_DIST) & (np.abs(normals[idx] @ n) >= cos_limit)):
+            hits += 1
+    return hits / len(grid)
+
+
 def score(capture, info, surfaces, moved, ref_poses):
     base = f"{OUT}/replay/{capture}"
     session_poses = read_tum(f"{base}.traj.txt")
@@ -478,6 +513,8 @@ def score(capture, info, surfaces, moved, ref_poses):
                 "umeyama_tilt": angle(ru @ [0, 1, 0], info["up"]),
                 "differ": float(np.degrees(np.arccos(np.clip((np.trace(r @ ru.T) - 1) / 2, -1, 1))))}
     up, dil = info["up"], int(np.ceil(ON_DIST / CELL))
+    points, normals = info["fused"]
+    tree = cKDTree(points)
     anchors = []
     for a in final_anchors(f"{base}.events.jsonl"):
         m = np.array(a["transform"]).reshape(4, 4).T
@@ -507,6 +544,7 @@ def score(capture, info, surfaces, moved, ref_poses):
             x["on"], x["offset_err"], x["angle_err"] = best
         if centre_best:
             x["centre_on"] = centre_best[0]  # the relaxed verdict: the outline may overrun the surface
+        x["support"] = support(x, points, normals, tree) if best is None else None
         anchors.append(x)
     return residual, len(pairs), anchors
 
@@ -550,7 +588,8 @@ def summarise(capture, info, surfaces, moved, residual, matched, anchors):
            "offset_med": float(np.median([x["offset_err"] for x in on])) if on else None,
            "align": (sum(align_ok), len(on)), "cls": (sum(cls_ok), len(on)), "per_label": per_label,
            "floor_tilt": info["floor_tilt"], "labels": {}, "centre_on": len(centre_on),
-           "centre_per_label": per_label_of(centre_on, "centre_on")}
+           "centre_per_label": per_label_of(centre_on, "centre_on"),
+           "on_depth": len([x for x in off if x["support"] >= SUPPORT_SHARE])}
     for s in surfaces:
         row["labels"][s["label"]] = row["labels"].get(s["label"], 0) + 1
     if capture.startswith("record3d-dance") and len(moved):
@@ -677,12 +716,16 @@ def table(rows, boxes, command, built):
            "rotation lies from the poses'). Coverage: share of each of the 5 largest surfaces covered by the "
            "anchors ON it. Class per label: anchors ON surfaces of that label classified as it. Relaxed: anchors whose "
            "normal and centre alone would be ON (the outline may overrun the surface). Floor tilt: the "
-           "reference floor's normal against the gravity the recording states. Pictures: out/planes/CAPTURE.png.",
+           "reference floor's normal against the gravity the recording states. On fused depth: anchors on no "
+           "surface of which >= 50% of the interior (a 5 cm grid) lies within 3 cm of a fused point facing within "
+           "15° of the anchor's normal: anchors on geometry the capture saw that the segmentation made no matching "
+           "surface of, or whose outline or normal misses the surface's; the rest float off any seen geometry. "
+           "Pictures: out/planes/CAPTURE.png.",
            "",
-           "| capture | align residual | anchors | on no surface (m²) | surfaces | found | anchors / found "
+           "| capture | align residual | anchors | on no surface (m²) | of those on fused depth | surfaces | found | anchors / found "
            "| 5 largest: label m² covered | ≥ 50% | normal median | offset median | alignment agrees "
            "| class agrees | class per label | relaxed: centre ON, class per label | floor tilt |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         cov = ", ".join(f"{lab} {a:.1f} {c:.0%}" for lab, a, c in r["coverage"])
         per = ", ".join(f"{k} {a}/{b}" for k, (a, b) in r["per_label"].items()) or "-"
@@ -691,7 +734,7 @@ def table(rows, boxes, command, built):
         a = r["residual"]
         out.append(f"| {r['capture']} | {a['pose'] * 100:.1f} cm, tilt {a['tilt']:.2f}° (Umeyama {a['umeyama'] * 100:.1f} cm, "
                    f"tilt {a['umeyama_tilt']:.2f}°, {a['differ']:.1f}° apart) | {r['anchors']} | {r['off']} ({share:.0%}, "
-                   f"{r['off_area']:.1f}) | {r['surfaces']} ({labels}) | {r['found']} | {fmt(r['per_found'])} | {cov} | "
+                   f"{r['off_area']:.1f}) | {r['on_depth']} | {r['surfaces']} ({labels}) | {r['found']} | {fmt(r['per_found'])} | {cov} | "
                    f"{sum(c >= 0.5 for _, _, c in r['coverage'])}/5 | {fmt(r['normal_med'], '{:.2f}°')} | "
                    f"{fmt(None if r['offset_med'] is None else r['offset_med'] * 100, '{:.1f} cm')} | "
                    f"{r['align'][0]}/{r['align'][1]} | {r['cls'][0]}/{r['cls'][1]} | {per} | {r['centre_on']}: "
@@ -735,7 +778,8 @@ def main(args):
               f"{residual['tilt']:.2f}° from the reference's (positions alone, Umeyama: {residual['umeyama'] * 100:.1f} cm, "
               f"{residual['umeyama_tilt']:.2f}°, rotation {residual['differ']:.1f}° from the poses'); floor tilt against "
               f"gravity {fmt(info['floor_tilt'])}°; surfaces {len(surfaces)} {row['labels']}")
-        print(f"  anchors {row['anchors']}, on no surface {row['off']} ({row['off_area']:.1f} m²), found "
+        print(f"  anchors {row['anchors']}, on no surface {row['off']} ({row['off_area']:.1f} m², on fused depth "
+              f"{row['on_depth']}), found "
               f"{row['found']}, per found {fmt(row['per_found'])}, coverage "
               f"{[(lab, round(a, 1), round(c, 2)) for lab, a, c in row['coverage']]}")
         print(f"  normal median {fmt(row['normal_med'])}°, offset median "
