@@ -98,7 +98,8 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
   const double truncation = params_.truncation;
   const double block_side = voxel * kBlockSide;
   // The depths fused, 0 where a pixel is not (unknown, out of range, not confident enough).
-  std::vector<float> usable(size_t(width) * height);
+  std::vector<float> &usable = usable_;
+  usable.resize(size_t(width) * height);
   for (size_t i = 0; i < usable.size(); ++i) {
     float d = depth[i];
     bool keep = std::isfinite(d) && d >= integration.min_depth && d <= integration.max_depth && d > 0 &&

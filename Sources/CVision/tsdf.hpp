@@ -95,6 +95,8 @@ class Volume {
 
   cv_tsdf_params params_;
   ExtractScratch scratch_;
+  /// The depths `integrate` fuses, kept from one call to the next for the same reason.
+  std::vector<float> usable_;
   std::unordered_map<uint64_t, uint32_t> index_;
   std::deque<Block> blocks_;
   std::set<Key> dirty_;
