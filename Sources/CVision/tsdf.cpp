@@ -22,6 +22,13 @@ int32_t floor_div(int32_t value, int32_t divisor) {
   return quotient;
 }
 
+/// std::floor for |value| < 2^62, inline: the baseline x86-64 target has no rounding instruction, so
+/// std::floor is a library call, made three times per ray sample.
+inline double floor_inline(double value) {
+  double truncated = double(int64_t(value));
+  return truncated > value ? truncated - 1 : truncated;
+}
+
 struct Rigid {
   double r[9];
   double t[3];
@@ -91,7 +98,8 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
   const double truncation = params_.truncation;
   const double block_side = voxel * kBlockSide;
   // The depths fused, 0 where a pixel is not (unknown, out of range, not confident enough).
-  std::vector<float> usable(size_t(width) * height);
+  std::vector<float> &usable = usable_;
+  usable.resize(size_t(width) * height);
   for (size_t i = 0; i < usable.size(); ++i) {
     float d = depth[i];
     bool keep = std::isfinite(d) && d >= integration.min_depth && d <= integration.max_depth && d > 0 &&
@@ -121,8 +129,8 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
         double camera[3] = {ray[0] * z, ray[1] * z, z}, world[3];
         world_from_camera.apply(camera, world);
         if (std::fabs(world[0]) > limit || std::fabs(world[1]) > limit || std::fabs(world[2]) > limit) continue;
-        Key key{int32_t(std::floor(world[0] / block_side)), int32_t(std::floor(world[1] / block_side)),
-                int32_t(std::floor(world[2] / block_side))};
+        Key key{int32_t(floor_inline(world[0] / block_side)), int32_t(floor_inline(world[1] / block_side)),
+                int32_t(floor_inline(world[2] / block_side))};
         uint64_t packed = pack(key);
         if (packed == previous[s]) continue;
         previous[s] = packed;
@@ -164,7 +172,7 @@ int32_t Volume::integrate(const float *depth, const uint8_t *confidence, int32_t
           // Nearest pixel: the coordinates plus a half, truncated (both are positive here).
           double pu = k.fx * x * inverse_z + k.cx + 0.5, pv = k.fy * y * inverse_z + k.cy + 0.5;
           if (!(pu > 0 && pv > 0 && pu < width && pv < height)) continue;
-          double d = usable[size_t(pv) * width + size_t(pu)];
+          double d = usable[size_t(int32_t(pv)) * width + size_t(int32_t(pu))];
           if (d <= 0) continue;
           double sdf = d - z;
           if (sdf < -truncation) continue;
@@ -197,7 +205,7 @@ void Volume::reset() {
   dirty_.clear();
 }
 
-void Volume::extract(const Key &chunk, Mesh &mesh) const {
+void Volume::extract(const Key &chunk, Mesh &mesh) {
   mesh.positions.clear();
   mesh.normals.clear();
   mesh.indices.clear();
@@ -206,7 +214,8 @@ void Volume::extract(const Key &chunk, Mesh &mesh) const {
   // A dense copy of the voxels the chunk's cubes and their normals read: grid points -1...side + 1
   // from the chunk's lowest voxel in each direction.
   const int32_t dense_side = side + 3;
-  std::vector<Voxel> dense(size_t(dense_side) * dense_side * dense_side);
+  std::vector<Voxel> &dense = scratch_.dense;
+  dense.assign(size_t(dense_side) * dense_side * dense_side, Voxel{});
   const int32_t first_voxel[3] = {chunk.x * side - 1, chunk.y * side - 1, chunk.z * side - 1};
   bool any = false;
   for (int32_t bz = floor_div(first_voxel[2], kBlockSide); bz * kBlockSide < first_voxel[2] + dense_side; ++bz) {
@@ -222,21 +231,33 @@ void Volume::extract(const Key &chunk, Mesh &mesh) const {
           for (int vy = 0; vy < kBlockSide; ++vy) {
             int32_t dy = by * kBlockSide + vy - first_voxel[1];
             if (dy < 0 || dy >= dense_side) continue;
-            for (int vx = 0; vx < kBlockSide; ++vx) {
-              int32_t dx = bx * kBlockSide + vx - first_voxel[0];
-              if (dx < 0 || dx >= dense_side) continue;
-              dense[(size_t(dz) * dense_side + dy) * dense_side + dx] =
-                  block->voxels[(vz * kBlockSide + vy) * kBlockSide + vx];
-            }
+            // The row's voxels that fall inside the dense copy, at once.
+            int32_t first_dx = bx * kBlockSide - first_voxel[0];
+            int32_t from = std::max(0, -first_dx), to = std::min(kBlockSide, dense_side - first_dx);
+            if (from >= to) continue;
+            const Voxel *row = &block->voxels[size_t(vz * kBlockSide + vy) * kBlockSide];
+            std::copy(row + from, row + to, &dense[(size_t(dz) * dense_side + dy) * dense_side + first_dx + from]);
           }
         }
       }
     }
   }
   if (!any) return;
-  auto at = [&](int32_t x, int32_t y, int32_t z) -> const Voxel & {
-    return dense[(size_t(z + 1) * dense_side + (y + 1)) * dense_side + (x + 1)];
+  auto index = [&](int32_t x, int32_t y, int32_t z) {
+    return (size_t(z + 1) * dense_side + (y + 1)) * dense_side + (x + 1);
   };
+  auto at = [&](int32_t x, int32_t y, int32_t z) -> const Voxel & { return dense[index(x, y, z)]; };
+  // Per grid point, bit 0: observed; bit 1: negative (behind the surface). A cube reads these to
+  // skip the many that the surface does not cross.
+  std::vector<uint8_t> &flags = scratch_.flags;
+  flags.resize(dense.size());
+  for (size_t i = 0; i < dense.size(); ++i) {
+    flags[i] = uint8_t((dense[i].weight > 0 ? 1 : 0) | (dense[i].sdf < 0 ? 2 : 0));
+  }
+  // Offsets of a cube's corners from its lowest corner in the dense copy (corner c at
+  // (c & 1, (c >> 1) & 1, (c >> 2) & 1)).
+  size_t corner_offset[8];
+  for (int c = 0; c < 8; ++c) corner_offset[c] = index(c & 1, (c >> 1) & 1, (c >> 2) & 1) - index(0, 0, 0);
   // The gradient of the distance at a grid point: central differences where both neighbours were
   // observed, one-sided where one was.
   auto gradient = [&](int32_t x, int32_t y, int32_t z, float out[3]) {
@@ -262,22 +283,30 @@ void Volume::extract(const Key &chunk, Mesh &mesh) const {
 
   const auto &edges = cube_edges();
   const auto &cases = cube_cases();
-  // Vertex of each crossed grid edge, keyed by its lower grid point (chunk-local) and axis.
-  std::unordered_map<uint32_t, uint32_t> vertex_of_edge;
+  // Vertex of each crossed grid edge, indexed by its lower grid point (chunk-local, 0...side) and
+  // axis; kNoVertex until the edge's first cube makes it.
+  constexpr uint32_t kNoVertex = UINT32_MAX;
+  const int32_t edge_side = side + 1;
+  std::vector<uint32_t> &vertex_of_edge = scratch_.vertex_of_edge;
+  vertex_of_edge.resize(size_t(edge_side) * edge_side * edge_side * 3, kNoVertex);
+  std::vector<uint32_t> &edges_set = scratch_.edges_set;
+  // Cleared here rather than on return, so that a call cut short by an exception leaves none set.
+  for (uint32_t index : edges_set) vertex_of_edge[index] = kNoVertex;
+  edges_set.clear();
   const float voxel = float(params_.voxel_size);
   for (int32_t z = 0; z < side; ++z) {
     for (int32_t y = 0; y < side; ++y) {
       for (int32_t x = 0; x < side; ++x) {
-        int pattern = 0;
-        bool observed = true;
-        float values[8];
-        for (int c = 0; c < 8 && observed; ++c) {
-          const Voxel &corner = at(x + (c & 1), y + ((c >> 1) & 1), z + ((c >> 2) & 1));
-          observed = corner.weight > 0;
-          values[c] = corner.sdf;
-          if (corner.sdf < 0) pattern |= 1 << c;
+        const size_t lowest = index(x, y, z);
+        int pattern = 0, observed = 1;
+        for (int c = 0; c < 8; ++c) {
+          const uint8_t flag = flags[lowest + corner_offset[c]];
+          observed &= flag;
+          pattern |= ((flag >> 1) & 1) << c;
         }
         if (!observed || pattern == 0 || pattern == 255) continue;
+        float values[8];
+        for (int c = 0; c < 8; ++c) values[c] = dense[lowest + corner_offset[c]].sdf;
         const CubeCase &cube = cases[pattern];
         uint32_t vertex_index[12];
         for (int e = 0; e < 12; ++e) {
@@ -285,10 +314,15 @@ void Volume::extract(const Key &chunk, Mesh &mesh) const {
           bool crossed = ((pattern >> edge.from) & 1) != ((pattern >> edge.to) & 1);
           if (!crossed) continue;
           int32_t gx = x + (edge.from & 1), gy = y + ((edge.from >> 1) & 1), gz = z + ((edge.from >> 2) & 1);
-          uint32_t key = ((uint32_t(gz) * 1024u + uint32_t(gy)) * 1024u + uint32_t(gx)) * 4u + uint32_t(edge.axis);
-          auto [found, inserted] = vertex_of_edge.try_emplace(key, uint32_t(mesh.positions.size() / 3));
-          vertex_index[e] = found->second;
-          if (!inserted) continue;
+          const size_t edge_index = ((size_t(gz) * edge_side + gy) * edge_side + gx) * 3 + edge.axis;
+          uint32_t &slot = vertex_of_edge[edge_index];
+          if (slot != kNoVertex) {
+            vertex_index[e] = slot;
+            continue;
+          }
+          slot = uint32_t(mesh.positions.size() / 3);
+          edges_set.push_back(uint32_t(edge_index));
+          vertex_index[e] = slot;
           float a = values[edge.from], b = values[edge.to];
           float s = a / (a - b);
           float position[3] = {float(gx), float(gy), float(gz)};

@@ -69,7 +69,7 @@ class Volume {
   size_t dirty_count() const { return dirty_.size(); }
 
   /// Marching cubes over the cubes whose lowest corner lies in `chunk`.
-  void extract(const Key &chunk, Mesh &mesh) const;
+  void extract(const Key &chunk, Mesh &mesh);
 
   void reset();
   size_t block_count() const { return blocks_.size(); }
@@ -82,7 +82,21 @@ class Volume {
   Block *find_or_allocate(const Key &key);
   void mark_dirty(const Key &block);
 
+  /// Buffers of `extract`, kept from one call to the next (their size is a chunk's, and
+  /// allocating them per chunk costs page faults).
+  struct ExtractScratch {
+    std::vector<Voxel> dense;
+    std::vector<uint8_t> flags;
+    /// The vertex of each grid edge: none (UINT32_MAX) but those edges_set lists.
+    std::vector<uint32_t> vertex_of_edge;
+    /// The entries of vertex_of_edge the last call set.
+    std::vector<uint32_t> edges_set;
+  };
+
   cv_tsdf_params params_;
+  ExtractScratch scratch_;
+  /// The depths `integrate` fuses, kept from one call to the next for the same reason.
+  std::vector<float> usable_;
   std::unordered_map<uint64_t, uint32_t> index_;
   std::deque<Block> blocks_;
   std::set<Key> dirty_;

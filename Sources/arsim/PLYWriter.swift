@@ -115,16 +115,15 @@ enum PLYWriter {
         let world = worldFromAnchor * SIMD4(p, 1)
         let normal = worldFromAnchor * SIMD4(n, 0)
         try file.write(
-          coordinates(SIMD3(world.x, world.y, world.z)) + " "
-            + String(format: "%.4f %.4f %.4f", normal.x, normal.y, normal.z))
+          line([(world.x, 6), (world.y, 6), (world.z, 6), (normal.x, 4), (normal.y, 4), (normal.z, 4)]))
       }
     }
     var first = 0
     for anchor in anchors {
       let geometry = anchor.geometry
       for f in 0..<geometry.faces.count {
-        let indices = geometry.faces.indices(of: f).map { String(first + Int($0)) }.joined(separator: " ")
-        try file.write("3 \(indices) \(geometry.classification?.uchar(at: f) ?? 0)")
+        let i = geometry.faces.indices(of: f).map { first + Int($0) }
+        try file.write("3 \(i[0]) \(i[1]) \(i[2]) \(geometry.classification?.uchar(at: f) ?? 0)")
       }
       first += geometry.vertices.count
     }
@@ -132,8 +131,17 @@ enum PLYWriter {
     return (vertexCount, faceCount)
   }
 
-  private static func coordinates(_ v: SIMD3<Double>) -> String {
-    String(format: "%.6f %.6f %.6f", v.x, v.y, v.z)
+  private static func coordinates(_ v: SIMD3<Double>) -> String { line([(v.x, 6), (v.y, 6), (v.z, 6)]) }
+
+  /// Numbers with their fraction digits (printf's `%.Nf` text), separated by spaces.
+  private static func line(_ values: [(Double, digits: Int)]) -> String {
+    var text: [UInt8] = []
+    text.reserveCapacity(16 * values.count)
+    for (index, (value, digits)) in values.enumerated() {
+      if index > 0 { text.append(UInt8(ascii: " ")) }
+      FixedDecimal.append(value, digits: digits, to: &text)
+    }
+    return String(decoding: text, as: UTF8.self)
   }
 
   private static func writeHeader(

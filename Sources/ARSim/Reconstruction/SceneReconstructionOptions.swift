@@ -24,8 +24,9 @@ public struct SceneReconstructionOptions: Sendable, Codable, Equatable {
   /// much the same mesh. Default 1/15.
   public var integrationInterval: Double = 1.0 / 15
   /// Mesh anchors are updated at most this often, seconds of the recording's clock: chunks changed
-  /// in between are meshed together. Default 0.5.
-  public var meshUpdateInterval: Double = 0.5
+  /// in between are meshed together, so a longer interval meshes a chunk the camera keeps seeing
+  /// fewer times. Default 1.
+  public var meshUpdateInterval: Double = 1
 
   /// The defaults.
   public init() {}

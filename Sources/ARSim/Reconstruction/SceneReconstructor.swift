@@ -113,16 +113,15 @@ package final class SceneReconstructor {
     let meshes = dirty.map { ($0, volume.mesh(of: $0)) }
     let up = SIMD3<Double>(0, 1, 0)
     let volumeUp = worldFromVolume.inverse.rotate(up)
-    if classifies {
-      for (key, mesh) in meshes {
-        upwardArea[key] = mesh.triangleCount > 0 ? upwardAreas(of: mesh, key, volumeUp) : nil
-      }
+    let faceLists = classifies ? meshes.map { faces(of: $0.1, $0.0, volumeUp) } : []
+    for ((key, _), faces) in zip(meshes, faceLists) {
+      upwardArea[key] = faces.isEmpty ? nil : upwardAreas(of: faces)
     }
     let meanCameraHeight = cameraCount > 0 ? cameraHeightSum / Double(cameraCount) : 0
     let floor =
       classifies
       ? classifier.floorHeight(upwardArea: totalUpwardArea(), meanCameraHeight: meanCameraHeight) : nil
-    for (key, mesh) in meshes {
+    for (index, (key, mesh)) in meshes.enumerated() {
       let existing = chunkAnchors[key]
       guard mesh.triangleCount > 0 else {
         if let existing {
@@ -132,9 +131,7 @@ package final class SceneReconstructor {
         continue
       }
       let classification =
-        classifies
-        ? faceClasses(of: mesh, key, volumeUp: volumeUp, floor: floor, meanCameraHeight: meanCameraHeight)
-        : nil
+        classifies ? faceClasses(of: faceLists[index], floor: floor, meanCameraHeight: meanCameraHeight) : nil
       let geometry = ARMeshGeometry(
         vertices: ARGeometrySource(float3: mesh.positions), normals: ARGeometrySource(float3: mesh.normals),
         faces: ARGeometryElement(triangles: mesh.indices),
@@ -212,21 +209,26 @@ package final class SceneReconstructor {
     return (worldFromVolume * RigidTransform(translation: origin)).floatMatrix
   }
 
-  /// The world height of a point given relative to a chunk's origin in volume axes.
-  private func worldHeight(_ p: SIMD3<Double>, _ key: MeshChunkKey) -> Double {
-    let origin = SIMD3(Double(key.x), Double(key.y), Double(key.z)) * volume.chunkSide
-    return worldFromVolume.apply(to: origin + p).y
+  /// One face's unit normal's component along the world's up, its centre's world height and its
+  /// area (m²): what the classification reads.
+  private struct Face {
+    var up: Double
+    var height: Double
+    var area: Double
   }
 
-  /// Each face's corners, centre and unit normal (volume axes), and its area.
-  private func forEachFace(
-    of mesh: ChunkMesh, _ body: (_ centre: SIMD3<Double>, _ normal: SIMD3<Double>, _ area: Double) -> Void
-  ) {
+  /// The faces of `mesh` (chunk `key`), in order. Up in volume axes is `volumeUp`, so a point's world
+  /// height is its projection on it plus the volume origin's height.
+  private func faces(of mesh: ChunkMesh, _ key: MeshChunkKey, _ volumeUp: SIMD3<Double>) -> [Face] {
+    let origin = SIMD3(Double(key.x), Double(key.y), Double(key.z)) * volume.chunkSide
+    let originHeight = simd_dot(volumeUp, origin) + worldFromVolume.translation.y
     let p = mesh.positions
     func vertex(_ i: UInt32) -> SIMD3<Double> {
       let j = Int(i) * 3
       return SIMD3(Double(p[j]), Double(p[j + 1]), Double(p[j + 2]))
     }
+    var faces: [Face] = []
+    faces.reserveCapacity(mesh.triangleCount)
     for f in 0..<mesh.triangleCount {
       let a = vertex(mesh.indices[3 * f])
       let b = vertex(mesh.indices[3 * f + 1])
@@ -234,18 +236,18 @@ package final class SceneReconstructor {
       let cross = simd_cross(b - a, c - a)
       let length = simd_length(cross)
       let normal = length > 0 ? cross / length : SIMD3<Double>()
-      body((a + b + c) / 3, normal, length / 2)
+      faces.append(
+        Face(
+          up: simd_dot(normal, volumeUp), height: originHeight + simd_dot(volumeUp, (a + b + c) / 3),
+          area: length / 2))
     }
+    return faces
   }
 
-  private func upwardAreas(of mesh: ChunkMesh, _ key: MeshChunkKey, _ volumeUp: SIMD3<Double>) -> [Int:
-    Double]
-  {
+  private func upwardAreas(of faces: [Face]) -> [Int: Double] {
     var bins: [Int: Double] = [:]
-    forEachFace(of: mesh) { centre, normal, area in
-      guard simd_dot(normal, volumeUp) >= MeshClassifier.horizontalCosine else { return }
-      let bin = Int((worldHeight(centre, key) / MeshClassifier.binSize).rounded(.down))
-      bins[bin, default: 0] += area
+    for face in faces where face.up >= MeshClassifier.horizontalCosine {
+      bins[Int((face.height / MeshClassifier.binSize).rounded(.down)), default: 0] += face.area
     }
     return bins
   }
@@ -258,17 +260,13 @@ package final class SceneReconstructor {
     return total
   }
 
-  private func faceClasses(
-    of mesh: ChunkMesh, _ key: MeshChunkKey, volumeUp: SIMD3<Double>, floor: Double?, meanCameraHeight: Double
-  ) -> [UInt8] {
-    var classes: [UInt8] = []
-    classes.reserveCapacity(mesh.triangleCount)
-    forEachFace(of: mesh) { centre, normal, _ in
-      let label = classifier.classify(
-        up: simd_dot(normal, volumeUp), height: worldHeight(centre, key), floor: floor,
-        meanCameraHeight: meanCameraHeight)
-      classes.append(UInt8(label.rawValue))
+  private func faceClasses(of faces: [Face], floor: Double?, meanCameraHeight: Double) -> [UInt8] {
+    faces.map { face in
+      UInt8(
+        classifier.classify(
+          up: face.up, height: face.height, floor: floor, meanCameraHeight: meanCameraHeight
+        )
+        .rawValue)
     }
-    return classes
   }
 }

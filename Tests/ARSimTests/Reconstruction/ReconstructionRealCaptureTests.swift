@@ -29,7 +29,7 @@ struct ReconstructionRealCaptureTests {
     "the mesh lies on the last frame's depth, and its floor faces on the floor plane",
     .enabled(if: Datasets.sharedExists(name)))
   func meshAgreesWithDepth() throws {
-    // A frame whose depth has been fused and meshed since (a mesh update at least every 0.5 s).
+    // A frame whose depth has been fused and meshed since (a mesh update at least every second).
     let (session, replay, frame) = try Self.replayedFrame(planes: [.horizontal, .vertical])
     let meshes = session.anchors.compactMap { $0 as? ARMeshAnchor }
     #expect(meshes.count >= 10)
