@@ -140,42 +140,4 @@ struct SurfacePlaneDetectorTests {
     #expect(all.removed.count == 1)
     #expect(all.removed.first?.absorbedBy == detector.anchors.first?.identifier)
   }
-
-  /// Runs a fresh detector over frames looking straight down from 1.2 m at each `(x, heightError)`:
-  /// the camera over x, its pose `heightError` metres above where it is (a world that drifted).
-  static func lookDown(at targets: [(Double, Double)], scene: DepthScene) -> (
-    SurfacePlaneDetector, PlaneAnchorChanges
-  ) {
-    let detector = SurfacePlaneDetector(options: PlaneDetectionOptions(), seed: 2)
-    var random = SplitMix64(seed: 5)
-    var all = PlaneAnchorChanges()
-    for (f, (x, heightError)) in targets.enumerated() {
-      let pose = DepthScene.pose(at: SIMD3(x, 1.2, 0.01), lookingAt: SIMD3(x, 0, 0))
-      let depth = scene.depth(from: pose, noise: 0.002, random: &random)
-      var believed = pose
-      believed.translation.y += heightError
-      all.append(
-        detector.process(
-          timestamp: Double(f) / 5, depth: depth, worldFromCamera: believed, intrinsics: DepthScene.intrinsics
-        ))
-    }
-    return (detector, all)
-  }
-
-  @Test("a floor seen again after the world drifted 4 cm is one anchor; a 4 cm step is two")
-  func driftedDuplicateMerges() {
-    let floor = DepthScene(rectangles: [.init(axis: 1, value: 0, low: SIMD2(-6, -6), high: SIMD2(6, 6))])
-    let again = Array(repeating: (0.0, 0.0), count: 6) + Array(repeating: (0.3, 0.04), count: 6)
-    let (drifted, changes) = Self.lookDown(at: again, scene: floor)
-    // The second sighting joins the first anchor as soon as it overlaps it: it is never an anchor.
-    #expect(changes.added.count == 1 && changes.removed.isEmpty && drifted.anchors.count == 1)
-    // Two floors 4 cm apart side by side, each seen on its own: nothing overlaps, both stay.
-    let step = DepthScene(rectangles: [
-      .init(axis: 1, value: 0, low: SIMD2(-6, -6), high: SIMD2(0, 6)),
-      .init(axis: 1, value: 0.04, low: SIMD2(0, -6), high: SIMD2(6, 6)),
-    ])
-    let (stepped, _) = Self.lookDown(
-      at: Array(repeating: (-1.5, 0.0), count: 6) + Array(repeating: (1.5, 0.0), count: 6), scene: step)
-    #expect(stepped.anchors.count == 2)
-  }
 }

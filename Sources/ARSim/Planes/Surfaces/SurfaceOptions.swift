@@ -50,13 +50,6 @@ extension PlaneDetectionOptions {
     /// Vertical anchors on one plane whose supports lie within this of each other merge, metres: a
     /// wall interrupted by a door, a cupboard or a doorway is one wall.
     public var verticalMergeGap = 1.0
-    /// Anchors of one alignment and facing whose planes lie within `duplicateDistance` of each other's
-    /// centres, metres, and whose occupied cells overlap over at least `duplicateOverlap` of the
-    /// smaller's merge: one surface seen before and after the world drifted. Two real surfaces cannot
-    /// both be seen over the same cells from the side they face (the nearer hides the other: a rug hides
-    /// the floor under it, a tray the table), so an overlap is one surface mapped twice.
-    public var duplicateDistance = 0.06
-    public var duplicateOverlap = 0.3
     /// An anchor's cell is occupied once seen in this many frames (net of the frames that saw through
     /// it).
     public var minimumCellHits = 2
@@ -98,8 +91,6 @@ extension PlaneDetectionOptions {
       try c.decode(.associationNoiseMultiple, into: &associationNoiseMultiple)
       try c.decode(.associationGapCells, into: &associationGapCells)
       try c.decode(.verticalMergeGap, into: &verticalMergeGap)
-      try c.decode(.duplicateDistance, into: &duplicateDistance)
-      try c.decode(.duplicateOverlap, into: &duplicateOverlap)
       try c.decode(.minimumCellHits, into: &minimumCellHits)
       try c.decode(.sightingInterval, into: &sightingInterval)
       try c.decode(.confirmationFrames, into: &confirmationFrames)
@@ -123,10 +114,6 @@ extension PlaneDetectionOptions {
       fix(&s.growDistanceMultiple, d.growDistanceMultiple)
       fix(&s.associationDistance, d.associationDistance)
       if !(s.verticalMergeGap >= 0 && s.verticalMergeGap.isFinite) { s.verticalMergeGap = d.verticalMergeGap }
-      if !(s.duplicateDistance >= 0 && s.duplicateDistance.isFinite) {
-        s.duplicateDistance = d.duplicateDistance
-      }
-      if !(s.duplicateOverlap > 0 && s.duplicateOverlap <= 1) { s.duplicateOverlap = d.duplicateOverlap }
       s.cellsPerRow = max(s.cellsPerRow, 1)
       s.samplesPerCellSide = max(s.samplesPerCellSide, 2)
       s.minimumSurfaceCells = max(s.minimumSurfaceCells, 1)

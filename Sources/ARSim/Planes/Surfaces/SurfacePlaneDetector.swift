@@ -164,53 +164,28 @@ package final class SurfacePlaneDetector: PlaneDetecting {
     absorbed.append((younger, older))
   }
 
-  /// Merges each anchor seen in this frame with any other that is the same surface, which no single
-  /// frame's surface bridged: parallel, and either each one's centre on the other's plane with cells
-  /// within the association gap (vertical ones within
-  /// ``PlaneDetectionOptions/DepthSurfaces/verticalMergeGap``): two pieces of one floor seen at
-  /// different times, a wall on both sides of a door; or each one's centre within
-  /// ``PlaneDetectionOptions/DepthSurfaces/duplicateDistance`` of the other's plane with their occupied
-  /// cells overlapping (``PlaneDetectionOptions/DepthSurfaces/duplicateOverlap``): one surface seen
-  /// again after the world drifted. The older absorbs the younger.
+  /// Merges each anchor seen in this frame with any other that is the same surface (parallel, each
+  /// one's centre on the other's plane, cells within the association gap; vertical ones within
+  /// ``PlaneDetectionOptions/DepthSurfaces/verticalMergeGap``), which no single frame's surface
+  /// bridged: two pieces of one floor seen at different times, a wall on both sides of a door. The
+  /// older absorbs the younger.
   private func mergeTouching(absorbed: inout [(Int, Int)]) {
     let cosAngle = cos(surfaceOptions.associationAngleDegrees * .pi / 180)
     for t in tracks.indices where tracks[t].alive && tracks[t].lastSeen == frame {
       for o in tracks.indices where o != t && tracks[o].alive && tracks[t].alive {
         guard tracks[t].alignment == tracks[o].alignment, tracks[t].facesUp == tracks[o].facesUp,
           simd_dot(tracks[t].plane.normal, tracks[o].plane.normal) >= cosAngle,
-          let meanA = tracks[t].moments.mean, let meanB = tracks[o].moments.mean
-        else { continue }
-        let apart = max(
-          tracks[t].plane.signedDistance(to: meanB).magnitude,
-          tracks[o].plane.signedDistance(to: meanA).magnitude)
-        let onePlane =
-          apart <= surfaceOptions.associationDistance
-          && (Self.touch(tracks[t], tracks[o], gap: surfaceOptions.associationGapCells)
+          let meanA = tracks[t].moments.mean, let meanB = tracks[o].moments.mean,
+          tracks[t].plane.signedDistance(to: meanB).magnitude <= surfaceOptions.associationDistance,
+          tracks[o].plane.signedDistance(to: meanA).magnitude <= surfaceOptions.associationDistance,
+          Self.touch(tracks[t], tracks[o], gap: surfaceOptions.associationGapCells)
             || (tracks[t].alignment == .vertical
-              && Self.boxesWithin(tracks[t], tracks[o], gap: surfaceOptions.verticalMergeGap)))
-        guard
-          onePlane
-            || (apart <= surfaceOptions.duplicateDistance
-              && Self.overlap(tracks[t], tracks[o]) >= surfaceOptions.duplicateOverlap)
+              && Self.boxesWithin(tracks[t], tracks[o], gap: surfaceOptions.verticalMergeGap))
         else { continue }
         let (older, younger) = o < t ? (o, t) : (t, o)
         merge(younger, into: older, absorbed: &absorbed)
       }
     }
-  }
-
-  /// The share of the smaller track's occupied cells whose centres fall on an occupied cell of the
-  /// larger's (in the larger's anchor frame).
-  private static func overlap(_ a: SurfaceTrack, _ b: SurfaceTrack) -> Double {
-    let (small, large) = a.grid.count <= b.grid.count ? (a, b) : (b, a)
-    var occupied = 0
-    var shared = 0
-    for (key, h) in zip(small.grid.keys, small.grid.hits) where h >= small.grid.minimumHits {
-      occupied += 1
-      let moved = large.grid.key(large.anchor2D(small.world(anchor2D: small.grid.centre(key))))
-      if large.grid.hits(moved) >= large.grid.minimumHits { shared += 1 }
-    }
-    return occupied > 0 ? Double(shared) / Double(occupied) : 0
   }
 
   /// Whether the boxes of two tracks' cells (in the first one's anchor frame) lie within `gap` metres
