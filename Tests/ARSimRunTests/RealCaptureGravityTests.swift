@@ -77,7 +77,7 @@ import Testing
     let opening = run.frames.filter { $0.hasPose && $0.timestamp < frames[0].timestamp + 2 }
     #expect(opening.count > 10 && !opening.contains { $0.state == .limited(.excessiveMotion) })
     func degrees(_ step: RigidTransform) -> Double {
-      2 * acos(min(1, abs(step.rotation.normalized.real))) * 180 / .pi
+      simd_length(RigidTransform.logRotation(step.rotation)) * 180 / .pi
     }
     for (a, b) in zip(opening, opening.dropFirst()) {
       guard let truthA = a.groundTruth, let truthB = b.groundTruth else { continue }

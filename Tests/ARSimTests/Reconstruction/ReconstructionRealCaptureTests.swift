@@ -124,9 +124,8 @@ struct ReconstructionRealCaptureTests {
     let sorted = errors.sorted()
     let median = sorted[sorted.count / 2]
     #expect(median < 0.02, "median distance from the depth \(median) m over \(errors.count) wall pixels")
-    #expect(
-      Double(alignments.filter { $0 == .vertical }.count) >= 0.7 * Double(errors.count),
-      "\(alignments.count) hits, of \(errors.count) wall pixels")
+    let vertical = alignments.filter { $0 == .vertical }.count
+    #expect(Double(vertical) >= 0.7 * Double(errors.count), "\(vertical) of \(errors.count) hits vertical")
   }
 
   /// Casts an `.estimatedPlane` ray from the frame's camera through each wall pixel of its depth and
