@@ -20,7 +20,10 @@ matches their mean positions, as Tools/plane_reference.py does.
 
 Scores: accuracy, the median (and 90th percentile) distance of ARSim's vertices to Open3D's surface;
 completeness, the share of Open3D's vertices within 5 cm of ARSim's surface; time, the replay with
---mesh over the replay without it (wall clock), and Open3D's fusion time. Classification against the
+--mesh over the replay without it (wall clock), and Open3D's fusion time; fusion alone, accuracy and
+completeness against Open3D's fusion of the same depth at the session's own tracked poses (both in the
+session world: what the fusion and meshing leave without the trajectory's error; not cached, it follows
+the replay). Classification against the
 session's own plane anchors (both in the session world, no alignment): a face is shared with a final
 floor, wall, ceiling, table or seat anchor when its centre lies within 5 cm of the anchor's plane and
 inside its boundary and its normal is within 25 degrees of the anchor's; agreement is the area of
@@ -65,6 +68,28 @@ def read_ply(path):
     return v[:, :3], faces[:, 1:4], faces[:, 4]
 
 
+def fuse(folder, session, cam, frames, pose_of):
+    """Open3D's fusion of `frames` (those `pose_of` gives a pose for) and the seconds it took: vertices,
+    triangles, seconds."""
+    intr = o3d.camera.PinholeCameraIntrinsic(cam["width"], cam["height"], cam["fx"], cam["fy"], cam["cx"], cam["cy"])
+    vol = o3d.pipelines.integration.ScalableTSDFVolume(
+        voxel_length=VOXEL, sdf_trunc=TRUNC, color_type=o3d.pipelines.integration.TSDFVolumeColorType.NoColor)
+    grey = o3d.geometry.Image(np.zeros((cam["height"], cam["width"], 3), np.uint8))
+    start = time.monotonic()
+    for i, (t, d, c, pose) in enumerate(frames):
+        world_from_camera = pose_of(t, pose)
+        if world_from_camera is None:
+            continue
+        depth = pr.load_depth(folder, session, d, c, MIN_CONF)
+        rgbd = o3d.geometry.RGBDImage.create_from_color_and_depth(
+            grey, o3d.geometry.Image(depth), depth_scale=1.0, depth_trunc=MAX_DEPTH, convert_rgb_to_intensity=False)
+        vol.integrate(rgbd, intr, np.linalg.inv(world_from_camera))
+        if i % 200 == 0:
+            log(f"  fuse {i}/{len(frames)}")
+    mesh = vol.extract_triangle_mesh()
+    return np.asarray(mesh.vertices), np.asarray(mesh.triangles), time.monotonic() - start
+
+
 def open3d_mesh(capture):
     folder = f"{IMPORT}/{capture}"
     path = f"{OUT}/{capture}-open3d.npz"
@@ -74,25 +99,24 @@ def open3d_mesh(capture):
             return z["vertices"], z["triangles"], float(z["seconds"]), z["poses"].item()
     log(f"{capture}: fusing {folder} with Open3D")
     session, cam, frames = pr.frames_of(folder)
-    intr = o3d.camera.PinholeCameraIntrinsic(cam["width"], cam["height"], cam["fx"], cam["fy"], cam["cx"], cam["cy"])
-    vol = o3d.pipelines.integration.ScalableTSDFVolume(
-        voxel_length=VOXEL, sdf_trunc=TRUNC, color_type=o3d.pipelines.integration.TSDFVolumeColorType.NoColor)
-    grey = o3d.geometry.Image(np.zeros((cam["height"], cam["width"], 3), np.uint8))
-    start = time.monotonic()
-    for i, (t, d, c, pose) in enumerate(frames):
-        depth = pr.load_depth(folder, session, d, c, MIN_CONF)
-        rgbd = o3d.geometry.RGBDImage.create_from_color_and_depth(
-            grey, o3d.geometry.Image(depth), depth_scale=1.0, depth_trunc=MAX_DEPTH, convert_rgb_to_intensity=False)
-        vol.integrate(rgbd, intr, np.linalg.inv(pose))
-        if i % 200 == 0:
-            log(f"  fuse {i}/{len(frames)}")
-    mesh = vol.extract_triangle_mesh()
-    seconds = time.monotonic() - start
-    vertices, triangles = np.asarray(mesh.vertices), np.asarray(mesh.triangles)
+    vertices, triangles, seconds = fuse(folder, session, cam, frames, lambda t, pose: pose)
     poses = {t: p for t, _, _, p in frames}
     np.savez(path, key=KEY, vertices=vertices, triangles=triangles, seconds=seconds,
              poses=np.array(poses, dtype=object))
     return vertices, triangles, seconds, poses
+
+
+def fusion_alone(capture, ours_v, ours_t):
+    """ARSim's mesh against Open3D's fusion of the same depth at the session's own tracked poses, both
+    in the session world: the fusion and meshing alone, without the trajectory's error (accuracy
+    median, completeness)."""
+    folder = f"{IMPORT}/{capture}"
+    session, cam, frames = pr.frames_of(folder)
+    tracked = pr.read_tum(f"{OUT}/replay/{capture}.traj.txt")
+    pairs = dict(pr.match([f[0] for f in frames], tracked.keys()))
+    log(f"{capture}: fusing {folder} with Open3D at the session's poses")
+    ref_v, ref_t, _ = fuse(folder, session, cam, frames, lambda t, _: tracked[pairs[t]] if t in pairs else None)
+    return float(np.median(distances(ours_v, ref_v, ref_t))), float((distances(ref_v, ours_v, ours_t) <= NEAR).mean())
 
 
 def alignment(capture, ref_poses):
@@ -159,6 +183,7 @@ def score(capture):
     refined = mapped @ icp.transformation[:3, :3].T + icp.transformation[:3, 3]
     icp_accuracy = distances(refined, ref_v, ref_t)
     icp_complete = distances(ref_v, refined, ours_t) <= NEAR
+    alone_median, alone_complete = fusion_alone(capture, ours_v, ours_t)
     per_class, agreement, shared = classification_agreement(capture, ours_v, ours_t, classes)
     times = dict(line.split() for line in open(f"{OUT}/replay/{capture}.times"))
     with_mesh, without = float(times["mesh"]), float(times["plain"])
@@ -169,7 +194,7 @@ def score(capture):
             "complete": float(completeness.mean()), "with": with_mesh, "without": without,
             "ratio": with_mesh / without, "open3d": o3d_seconds, "residual": residual, "matched": matched,
             "icp_median": float(np.median(icp_accuracy)), "icp_complete": float(icp_complete.mean()),
-            "labels": labels, "agreement": agreement, "shared": shared,
+            "alone_median": alone_median, "alone_complete": alone_complete, "labels": labels, "agreement": agreement, "shared": shared,
             "per_class": {k: round(g / s, 2) if s > 0 else None for k, (s, g) in per_class.items()}}
 
 
@@ -185,16 +210,19 @@ def table(rows, command):
            "Open3D's surface. Completeness: share of Open3D's vertices within 5 cm of ARSim's surface. Time: "
            "wall clock of the replay with --mesh over the replay without it. After ICP: the same two after a rigid "
            "point-to-plane ICP of ARSim's mesh onto Open3D's (what the trajectory's global error leaves). "
+           "Fusion alone: the same two against Open3D's fusion of the same depth at the session's own tracked "
+           "poses, both in the session world (the fusion and meshing without the trajectory's error). "
            "Pose residual: RMS distance of the session's matched camera positions from ARKit's after the "
            "alignment. Classification = planes': area of mesh faces on the session's final floor, wall, "
            "ceiling, table and seat anchors (within 5 cm, 25 degrees, inside the boundary) classified as "
            "the anchor is.", "",
-           "| capture | vertices | accuracy median (p90) | completeness | after ICP | replay with / without mesh | "
-           "Open3D fusion | pose residual | classification = planes' |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| capture | vertices | accuracy median (p90) | completeness | after ICP | fusion alone | "
+           "replay with / without mesh | Open3D fusion | pose residual | classification = planes' |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['capture']} | {r['vertices']} | {r['median'] * 100:.1f} cm ({r['p90'] * 100:.1f} cm) | "
                    f"{r['complete'] * 100:.0f}% | {r['icp_median'] * 100:.1f} cm, {r['icp_complete'] * 100:.0f}% | "
+                   f"{r['alone_median'] * 100:.1f} cm, {r['alone_complete'] * 100:.0f}% | "
                    f"{r['with']:.1f} s / {r['without']:.1f} s ({r['ratio']:.2f}x) | "
                    f"{r['open3d']:.1f} s | {r['residual'] * 100:.1f} cm over {r['matched']} poses | "
                    f"{fmt(r['agreement'])} of {r['shared']:.1f} m² |")
@@ -217,7 +245,8 @@ def main(args):
               f"Open3D vertices within {NEAR * 100:.0f} cm; replay {r['with']:.1f} s with --mesh, {r['without']:.1f} s "
               f"without ({r['ratio']:.2f}x); Open3D fusion {r['open3d']:.1f} s; pose residual "
               f"{r['residual'] * 100:.1f} cm over {r['matched']} poses; after ICP: median {r['icp_median'] * 100:.1f} cm, "
-              f"completeness {r['icp_complete'] * 100:.0f}%; faces by class {r['labels']}; classification agrees "
+              f"completeness {r['icp_complete'] * 100:.0f}%; fusion alone (Open3D at the session's poses): median "
+              f"{r['alone_median'] * 100:.1f} cm, completeness {r['alone_complete'] * 100:.0f}%; faces by class {r['labels']}; classification agrees "
               f"with the planes on {fmt(r['agreement'])} of {r['shared']:.1f} m² shared {r['per_class']}")
     if options["--table"]:
         open(options["--table"], "w").write(table(rows, options["--command"]))

@@ -4,8 +4,12 @@ public struct SceneReconstructionOptions: Sendable, Codable, Equatable {
   /// Spacing of the volume's voxels, metres: the mesh's resolution. Default 0.04.
   public var voxelSize: Double = 0.04
   /// Distances beyond this many voxels from a measured surface are clamped (the band a depth
-  /// measurement updates). Default 3.5.
-  public var truncationVoxels: Double = 3.5
+  /// measurement updates). Default 2.5: 10 cm with the default voxels. A wider band lets the free space
+  /// seen in front of other surfaces average away surfaces seen in few frames (thin and briefly seen
+  /// parts go missing) and spreads each depth's noise over more voxels; a narrower one leaves no voxel
+  /// behind a surface seen at a grazing angle (the band is measured along the ray), and the mesh gets
+  /// holes there. Tools/mesh-reference.sh compares the mesh with Open3D's fusion.
+  public var truncationVoxels: Double = 2.5
   /// Cap on the observations a voxel averages, so that later frames keep some weight. Default 64.
   public var maxWeight: Float = 64
   /// Voxel blocks (8 voxels a side) per mesh anchor's side: 3 blocks of 4 cm voxels make anchors of
