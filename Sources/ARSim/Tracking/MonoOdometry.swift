@@ -55,6 +55,9 @@ final class MonoOdometry: Odometry {
   /// Keyframes for relocalisation (and world maps): ORB features whose points are the map's.
   private var keyframes: KeyframeStore
   private let relocalizer: Relocalizer
+  /// Decides the quality that gates map upkeep (only normally tracked frames confirm a location,
+  /// follow the world map or make keyframes).
+  private let policy: TrackingStatePolicy
   /// Frames since the camera was off or tracking was lost while no relocalisation succeeded; nil while
   /// tracking runs frame to frame.
   private var framesSinceLoss: Int?
@@ -87,6 +90,7 @@ final class MonoOdometry: Odometry {
     window = LocalBundleWindow(options: options.localBundle, intrinsics: intrinsics)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
+    policy = TrackingStatePolicy(options: options)
   }
 
   func process(_ frame: FrameInput) -> OdometryResult {
@@ -117,7 +121,7 @@ final class MonoOdometry: Odometry {
         restartInitialization(gray: gray, depth: depth)
       }
       lap(&timings.track, since: clock)
-      return result(.initializing, frameIndex == 0 ? .origin : .prediction, 0)
+      return result(.mapless, frameIndex == 0 ? .origin : .prediction, 0)
     }
     if !initialized {
       tracks.track(from: previousPyramid, to: pyramid) { _ in nil }
@@ -134,7 +138,7 @@ final class MonoOdometry: Odometry {
       let rotated = fit.flatMap { initializer.isRotationOnly($0) ? $0 : nil }
       let initializedNow = rotated == nil && initializer.hasTranslated(fit) && tryInitialize()
       clock = lap(&timings.pose, since: clock)
-      if initializedNow { return result(.normal, .features, landmarks.count) }
+      if initializedNow { return result(.tracked(.newMap), .features, landmarks.count) }
       let source: PoseSource
       if let rotated {
         pose = rotated.oFromOptical
@@ -153,7 +157,7 @@ final class MonoOdometry: Odometry {
         // two-view initialisation from this frame, while its rotation is still measured.
         restartInitialization(gray: gray, depth: depth)
       }
-      return result(.initializing, source, rotated?.inliers ?? 0)
+      return result(.mapless, source, rotated?.inliers ?? 0)
     }
 
     let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
@@ -190,7 +194,7 @@ final class MonoOdometry: Odometry {
       previousPose = pose
       pose = predicted
       // While a relocalisation awaits confirmation, a frame without a pose is still relocalising.
-      return result(agreements == nil ? .insufficientFeatures : .relocalizing, .prediction, 0)
+      return result(agreements == nil ? .tracked(.tooFewFeatures) : .lost(), .prediction, 0)
     }
     framesWithoutMeasurement = 0
     pose = solved.inverse
@@ -207,19 +211,19 @@ final class MonoOdometry: Odometry {
     if tracks.count < options.targetFeatures * 8 / 10 || landmarks.count < options.targetFeatures / 2 {
       addCandidates(gray: gray)
     }
-    let quality: TrackingQuality =
-      jumped ? .excessiveMotion : inliers >= options.normalInliers ? .normal : .insufficientFeatures
+    let evidence = TrackingEvidence.tracked(.features(inliers: inliers), motion: jumped ? .jumped : .steady)
+    let quality = policy.quality(evidence)
     if agreements != nil {
       // Only a frame tracked normally confirms (after a wrong location the tracks' landmarks, the
       // keyframe's points, keep agreeing with it, but PnP on them keeps few inliers).
       if quality == .normal { confirmLocation(gray: gray) }
       // Unconfirmed, the pose may come from a wrong match: not reported as tracked.
-      if agreements != nil { return result(.relocalizing, .relocalization, inliers) }
+      if agreements != nil { return result(.lost(.features(inliers: inliers)), .relocalization, inliers) }
     } else if quality == .normal, isLocatedInMap {
       followMap(gray: gray)
     }
     if quality == .normal, keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray) }
-    return result(quality, .features, inliers)
+    return result(evidence, .features, inliers)
   }
 
   // MARK: Initial world map
@@ -254,12 +258,12 @@ final class MonoOdometry: Odometry {
   /// Before the map exists, with a world map waiting: the frame located in it starts the map there
   /// (``restart(from:gray:)``).
   private func locateInMap(gray: GrayImage) -> OdometryResult {
-    guard let found = located(gray, asPose: true) else { return result(.relocalizing, .prediction, 0) }
+    guard let found = located(gray, asPose: true) else { return result(.lost(), .prediction, 0) }
     restart(from: found, gray: gray)
     initialized = true
     awaitingMap = false
     scaleSource = .worldMap
-    return result(.relocalizing, .relocalization, found.inliers)
+    return result(.lost(.features(inliers: found.inliers)), .relocalization, found.inliers)
   }
 
   /// A tracked frame while a relocalisation awaits confirmation (one location alone may be a wrong
@@ -328,10 +332,10 @@ final class MonoOdometry: Odometry {
     guard let found = located(gray, asPose: true) else {
       framesSinceLoss = (framesSinceLoss ?? 0) + 1
       previousPose = pose
-      return result(.relocalizing, .prediction, 0)
+      return result(.lost(), .prediction, 0)
     }
     restart(from: found, gray: gray)
-    return result(.relocalizing, .relocalization, found.inliers)
+    return result(.lost(.features(inliers: found.inliers)), .relocalization, found.inliers)
   }
 
   /// Resumes tracking at a location, to be confirmed (``confirmLocation(gray:)``): the pose from rest,
@@ -407,10 +411,10 @@ final class MonoOdometry: Odometry {
 
   func isMapped(_ oFromOptical: RigidTransform) -> Bool? { keyframes.covers(oFromOptical) }
 
-  private func result(_ quality: TrackingQuality, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
+  private func result(_ evidence: TrackingEvidence, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0) } }
     return OdometryResult(
-      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, evidence: evidence, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Makes this frame the reference of the two-view initialisation: drops the tracks and detects new

@@ -30,6 +30,8 @@ final class RGBDOdometry: Odometry {
   private var keyframes: KeyframeStore
   private let relocalizer: Relocalizer
   private var loops: LoopCloser
+  /// Decides the quality that gates map upkeep (loop closure, the bundle window, the IMU's step).
+  private let policy: TrackingStatePolicy
   /// The time of the frame being processed, seconds.
   private var frameTime = 0.0
   private var framesWithoutMeasurement = 0
@@ -99,6 +101,7 @@ final class RGBDOdometry: Odometry {
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
     loops = LoopCloser(options: options.loopClosure, spacing: options.relocalization)
+    policy = TrackingStatePolicy(options: options)
   }
 
   func process(_ frame: FrameInput) -> OdometryResult {
@@ -129,9 +132,7 @@ final class RGBDOdometry: Odometry {
       addKeyframe(gray: gray, depth: depth)
       previousPose = nil
       lastMeasuredStep = nil
-      return result(
-        quality: tracks.count >= options.minInliers ? .normal : .insufficientFeatures, source: .origin,
-        inliers: tracks.count)
+      return result(.tracked(.detected(features: tracks.count)), source: .origin, inliers: tracks.count)
     }
 
     if relocalizingAfterGap, let lost = recoverAfterGap(gray: gray, depth: depth) {
@@ -233,7 +234,7 @@ final class RGBDOdometry: Odometry {
       }
     }
 
-    let quality: TrackingQuality
+    let evidence: TrackingEvidence
     let source: PoseSource
     var inliers = 0
     let lastPose = pose
@@ -242,29 +243,28 @@ final class RGBDOdometry: Odometry {
       source = measured.source
       inliers = measured.inliers
       framesWithoutMeasurement = 0
-      if jumped == true {
-        quality = .excessiveMotion
-      } else if source == .features || source == .relocalization {
-        quality = inliers >= options.normalInliers ? .normal : .insufficientFeatures
-      } else {
-        quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
-      }
+      let byFeatures = source == .features || source == .relocalization
+      evidence = .tracked(
+        byFeatures ? .features(inliers: inliers) : .noFeatures,
+        motion: jumped == true ? .jumped : byFeatures ? .steady : motion(to: predicted))
     } else {
       framesWithoutMeasurement += 1
       if let bridge {
-        quality = isMovingFast(bridge) ? .excessiveMotion : .insufficientFeatures
+        evidence = .tracked(.noFeatures, motion: motion(to: bridge))
         pose = bridge
       } else if framesWithoutMeasurement <= rgbd.maxPredictedFrames {
         pose = predicted
-        quality = isMovingFast(predicted) ? .excessiveMotion : .insufficientFeatures
+        evidence = .tracked(.noFeatures, motion: motion(to: predicted))
       } else {
-        quality = .relocalizing
+        evidence = .lost()
         // Lost for longer: the prediction is too wide to tell places apart (and its samples pile up).
         anchor = nil
       }
       source = .prediction
       tracks.removeAll()
     }
+    // The map's upkeep follows the policy's verdict on the frame.
+    let quality = policy.quality(evidence)
     // After relocalisation the motion since the last pose is unknown: restart from rest.
     previousPose = source == .relocalization ? pose : lastPose
     let step = previousTimestamp.map {
@@ -305,7 +305,7 @@ final class RGBDOdometry: Odometry {
         previous: deformation == nil ? lastMeasuredStep ?? relocalizedStep : nil,
         isVerified: deformation == nil && lastMeasuredStep != nil)
     }
-    var tracked = result(quality: quality, source: source, inliers: inliers)
+    var tracked = result(evidence, source: source, inliers: inliers)
     tracked.deformation = deformation
     tracked.continuesMotion = continuesMotion
     return tracked
@@ -333,10 +333,10 @@ final class RGBDOdometry: Odometry {
     return deformation
   }
 
-  private func result(quality: TrackingQuality, source: PoseSource, inliers: Int) -> OdometryResult {
+  private func result(_ evidence: TrackingEvidence, source: PoseSource, inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in map.landmarks[id].map { (identifier: id, position: $0) } }
     return OdometryResult(
-      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, evidence: evidence, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Constant-velocity prediction of O from the current camera, scaled to the time since the
@@ -350,6 +350,12 @@ final class RGBDOdometry: Odometry {
     let step = (previousPose.inverse * pose).log
     let ratio = interval / lastStep
     return pose * RigidTransform.exp(Twist(angular: step.angular * ratio, linear: step.linear * ratio))
+  }
+
+  /// The motion from the last frame to `pose` for the tracking state: fast or steady
+  /// (``isMovingFast(_:factor:)``).
+  private func motion(to pose: RigidTransform) -> TrackingEvidence.Motion {
+    isMovingFast(pose) ? .fast : .steady
   }
 
   /// Whether the motion from the last frame to `predicted` is fast (blur and large image motion likely):
@@ -612,17 +618,14 @@ final class RGBDOdometry: Odometry {
       gray: gray, depth: depth, keyframes: keyframes.keyframes[...],
       accepts: { [gapPrediction] in gapPrediction?.agrees(with: $0, at: time) ?? true })
     lap(&timings.pose, since: clock)
-    let resumed: (pose: RigidTransform, quality: TrackingQuality, source: PoseSource, inliers: Int)
+    let resumed: (pose: RigidTransform, evidence: TrackingEvidence, source: PoseSource, inliers: Int)
     if let found {
-      resumed = (
-        found.pose, found.inliers >= options.normalInliers ? .normal : .insufficientFeatures, .relocalization,
-        found.inliers
-      )
+      resumed = (found.pose, .tracked(.features(inliers: found.inliers)), .relocalization, found.inliers)
     } else if let predicted, predicted.translationSigma != nil {
-      resumed = (predicted.oFromOptical, .relocalizing, .prediction, 0)
+      resumed = (predicted.oFromOptical, .lost(), .prediction, 0)
     } else {
       previousPose = pose
-      return result(quality: .relocalizing, source: .prediction, inliers: 0)
+      return result(.lost(), source: .prediction, inliers: 0)
     }
     relocalizingAfterGap = false
     gapPrediction = nil
@@ -637,7 +640,7 @@ final class RGBDOdometry: Odometry {
     replenish(gray: gray, depth: depth)
     if keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray, depth: depth) }
     lap(&timings.map, since: clock)
-    return result(quality: resumed.quality, source: resumed.source, inliers: resumed.inliers)
+    return result(resumed.evidence, source: resumed.source, inliers: resumed.inliers)
   }
 
   var mapKeyframes: [Keyframe] { keyframes.keyframes }
