@@ -120,9 +120,11 @@ package final class CameraTracker {
     let resolved = Self.resolved(options, for: info)
     self.options = resolved
     policy = TrackingStatePolicy(options: resolved)
-    reduction = resolved.mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
+    let mode = options.mode(for: info)
+    self.mode = mode
+    reduction = mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
     trackingIntrinsics = Self.intrinsics(info.intrinsics, reducedBy: reduction)
-    switch resolved.mode ?? .rgbd {
+    switch mode {
     case .rgbd:
       odometry = RGBDOdometry(
         intrinsics: trackingIntrinsics, options: resolved, readoutTime: info.readoutTime)
@@ -175,8 +177,9 @@ package final class CameraTracker {
       height: intrinsics.height / reduction)
   }
 
-  /// The tracking mode in use (the recording's when the options left it open).
-  package var mode: TrackerOptions.Mode { options.mode ?? .rgbd }
+  /// The tracking mode in use (the recording's when the options left it open), resolved once, when
+  /// the tracker is made (``TrackerOptions/mode(for:)``).
+  package let mode: TrackerOptions.Mode
 
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
   /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
