@@ -276,25 +276,19 @@ extension HasPhysicsMotion {
 /// ``Scene/subscribe(to:on:_:)`` after each simulation step; subscribing `on:` an entity hears the
 /// collisions it takes part in, as either entity.
 public enum CollisionEvents {
-  /// Two entities' shapes started touching.
-  public struct Began: Event {
-    /// The first entity.
-    public let entityA: Entity
-    /// The second entity.
-    public let entityB: Entity
-    /// A world point of the contact, metres.
-    public let position: SIMD3<Float>
-    /// The impulse the contact exchanged in the step, newton-seconds (0 for triggers and pairs that are
-    /// not pushed apart).
-    public let impulse: Float
-    /// The contact normal, from A towards B, world space.
-    public let impulseDirection: SIMD3<Float>
-    /// How deep the shapes overlap, metres.
-    public let penetrationDistance: Float
-  }
-
+  /// Two entities' shapes started touching (the impulse is 0 for triggers and pairs that are not
+  /// pushed apart).
+  public typealias Began = Contact<BeganPhase>
   /// Two entities' shapes are still touching (sent after each step while they do).
-  public struct Updated: Event {
+  public typealias Updated = Contact<UpdatedPhase>
+  /// Tells ``Began`` apart from ``Updated``.
+  public enum BeganPhase {}
+  /// Tells ``Updated`` apart from ``Began``.
+  public enum UpdatedPhase {}
+
+  /// Two entities' shapes in contact: one declaration for ``Began`` and ``Updated``, which carry the
+  /// same facts; `Phase` makes each its own event type to subscribe to.
+  public struct Contact<Phase>: Event {
     /// The first entity.
     public let entityA: Entity
     /// The second entity.

@@ -14,158 +14,6 @@ import Foundation
 // body's spin. Kinematic bodies move by their velocities and push dynamic ones. Static bodies, and
 // collision shapes without a body, never move.
 
-/// A collision shape placed in world space for one step.
-struct WorldShape {
-  enum Kind {
-    /// An oriented box: its centre, its axes (columns, unit) and half its size along each, metres.
-    case box(center: SIMD3<Float>, axes: simd_float3x3, half: SIMD3<Float>)
-    /// A sphere: its centre and radius, metres.
-    case sphere(center: SIMD3<Float>, radius: Float)
-    /// A mesh anchor's triangles (static only).
-    case mesh(CollisionMesh)
-  }
-  var kind: Kind
-
-  var center: SIMD3<Float> {
-    switch kind {
-    case .box(let c, _, _), .sphere(let c, _): c
-    case .mesh(let mesh): (mesh.low + mesh.high) / 2
-    }
-  }
-
-  /// The radius of a sphere around ``center`` holding the shape.
-  var boundingRadius: Float {
-    switch kind {
-    case .box(_, _, let half): simd_length(half)
-    case .sphere(_, let radius): radius
-    case .mesh(let mesh): simd_length(mesh.high - mesh.low) / 2
-    }
-  }
-
-  /// The box's eight corners.
-  static func corners(_ c: SIMD3<Float>, _ axes: simd_float3x3, _ half: SIMD3<Float>) -> [SIMD3<Float>] {
-    (0..<8).map { i in
-      let s = SIMD3<Float>(i & 1 == 0 ? -1 : 1, i & 2 == 0 ? -1 : 1, i & 4 == 0 ? -1 : 1)
-      return c + axes * (s * half)
-    }
-  }
-}
-
-/// Where two shapes touch: the unit normal from the first towards the second, how deep they overlap
-/// and a world point of the contact.
-struct ShapeContact {
-  var normal: SIMD3<Float>
-  var depth: Float
-  var point: SIMD3<Float>
-}
-
-enum Collide {
-  /// The contact of `a` and `b`, or nil when they do not overlap.
-  static func contact(_ a: WorldShape, _ b: WorldShape) -> ShapeContact? {
-    // Shapes whose bounding spheres are apart cannot touch.
-    let reach = a.boundingRadius + b.boundingRadius
-    guard simd_length_squared(b.center - a.center) <= reach * reach else { return nil }
-    switch (a.kind, b.kind) {
-    case (.sphere(let ca, let ra), .sphere(let cb, let rb)):
-      let d = cb - ca
-      let distance = simd_length(d)
-      guard distance < ra + rb else { return nil }
-      let n = distance > 1e-9 ? d / distance : SIMD3<Float>(0, 1, 0)
-      let depth = ra + rb - distance
-      return ShapeContact(normal: n, depth: depth, point: ca + n * (ra - depth / 2))
-    case (.box(let c, let axes, let half), .sphere(let center, let radius)):
-      return boxSphere(c, axes, half, center, radius)
-    case (.sphere(let center, let radius), .box(let c, let axes, let half)):
-      guard var hit = boxSphere(c, axes, half, center, radius) else { return nil }
-      hit.normal = -hit.normal
-      return hit
-    case (.box(let ca, let aa, let ha), .box(let cb, let ab, let hb)):
-      return boxBox(ca, aa, ha, cb, ab, hb)
-    case (.mesh(let mesh), .box(let c, let axes, let half)):
-      return meshBox(mesh, c, axes, half)
-    case (.box(let c, let axes, let half), .mesh(let mesh)):
-      guard var hit = meshBox(mesh, c, axes, half) else { return nil }
-      hit.normal = -hit.normal
-      return hit
-    case (.mesh(let mesh), .sphere(let center, let radius)):
-      return meshSphere(mesh, center, radius)
-    case (.sphere(let center, let radius), .mesh(let mesh)):
-      guard var hit = meshSphere(mesh, center, radius) else { return nil }
-      hit.normal = -hit.normal
-      return hit
-    case (.mesh, .mesh):
-      // Both are static: they never need a contact.
-      return nil
-    }
-  }
-
-  /// A box against a sphere; the normal points from the box to the sphere.
-  static func boxSphere(
-    _ c: SIMD3<Float>, _ axes: simd_float3x3, _ half: SIMD3<Float>, _ center: SIMD3<Float>, _ radius: Float
-  ) -> ShapeContact? {
-    let local = axes.transpose * (center - c)
-    let closest = simd_clamp(local, -half, half)
-    let diff = local - closest
-    let distanceSquared = simd_length_squared(diff)
-    if distanceSquared > 1e-12 {
-      let distance = distanceSquared.squareRoot()
-      guard distance < radius else { return nil }
-      return ShapeContact(
-        normal: axes * (diff / distance), depth: radius - distance, point: c + axes * closest)
-    }
-    // The centre is inside: out through the nearest face.
-    let room = half - simd_abs(local)
-    var axis = 0
-    if room.y < room[axis] { axis = 1 }
-    if room.z < room[axis] { axis = 2 }
-    var n = SIMD3<Float>.zero
-    n[axis] = local[axis] < 0 ? -1 : 1
-    var surface = local
-    surface[axis] = n[axis] * half[axis]
-    return ShapeContact(normal: axes * n, depth: radius + room[axis], point: c + axes * surface)
-  }
-
-  /// Two boxes by the separating-axis test: the axis of least overlap (face axes preferred over edge
-  /// axes of nearly the same overlap), the normal from A towards B.
-  static func boxBox(
-    _ ca: SIMD3<Float>, _ aa: simd_float3x3, _ ha: SIMD3<Float>, _ cb: SIMD3<Float>, _ ab: simd_float3x3,
-    _ hb: SIMD3<Float>
-  ) -> ShapeContact? {
-    let d = cb - ca
-    func radius(_ axes: simd_float3x3, _ half: SIMD3<Float>, _ n: SIMD3<Float>) -> Float {
-      half.x * abs(simd_dot(axes.columns.0, n)) + half.y * abs(simd_dot(axes.columns.1, n)) + half.z
-        * abs(simd_dot(axes.columns.2, n))
-    }
-    var best: (overlap: Float, normal: SIMD3<Float>)?
-    func test(_ axis: SIMD3<Float>, isEdge: Bool) -> Bool {
-      let length = simd_length(axis)
-      guard length > 1e-5 else { return true }
-      let n = axis / length
-      let overlap = radius(aa, ha, n) + radius(ab, hb, n) - abs(simd_dot(d, n))
-      guard overlap > 0 else { return false }
-      let biased = isEdge ? overlap * 1.05 + 1e-4 : overlap
-      if best == nil || biased < best!.overlap {
-        best = (overlap, simd_dot(d, n) < 0 ? -n : n)
-      }
-      return true
-    }
-    let a = [aa.columns.0, aa.columns.1, aa.columns.2]
-    let b = [ab.columns.0, ab.columns.1, ab.columns.2]
-    for axis in a + b where !test(axis, isEdge: false) { return nil }
-    for i in 0..<3 {
-      for j in 0..<3 where !test(simd_cross(a[i], b[j]), isEdge: true) { return nil }
-    }
-    guard let best else { return nil }
-    // The contact point: the middle of B's corners deepest along −n, moved half the overlap back.
-    let cornersB = WorldShape.corners(cb, ab, hb)
-    let lowest = cornersB.map { simd_dot($0, best.normal) }.min() ?? 0
-    let deepest = cornersB.filter { simd_dot($0, best.normal) <= lowest + 1e-3 }
-    let mid = deepest.reduce(SIMD3<Float>.zero, +) / Float(Swift.max(deepest.count, 1))
-    return ShapeContact(
-      normal: best.normal, depth: best.overlap, point: mid + best.normal * (best.overlap / 2))
-  }
-}
-
 /// The physics state of a scene: the time not yet stepped and the touching pairs of the last frame.
 final class PhysicsWorld {
   /// Seconds per step.
@@ -391,19 +239,19 @@ final class PhysicsWorld {
     }
   }
 
-  private func shapes(of collider: Collider, _ bodies: [Body]) -> [WorldShape] {
+  func shapes(of collider: Collider, _ bodies: [Body]) -> [WorldShape] {
     if let fixed = collider.fixedShapes { return fixed }
     guard let index = collider.body else { return [] }
     let body = bodies[index]
     return worldShapes(collider.shapes, position: body.position, rotation: body.rotation, scale: body.scale)
   }
 
-  private static func agree(_ a: CollisionFilter, _ b: CollisionFilter) -> Bool {
+  static func agree(_ a: CollisionFilter, _ b: CollisionFilter) -> Bool {
     !a.group.intersection(b.mask).isEmpty && !b.group.intersection(a.mask).isEmpty
   }
 
   /// The deepest contact between two colliders' shapes, or nil.
-  private func contact(_ a: [WorldShape], _ b: [WorldShape]) -> ShapeContact? {
+  func contact(_ a: [WorldShape], _ b: [WorldShape]) -> ShapeContact? {
     var best: ShapeContact?
     for x in a {
       for y in b {
@@ -538,75 +386,5 @@ final class PhysicsWorld {
       if let a = c.a { bodies[a].position -= push * ia * bodies[a].linearLock }
       if let b = c.b { bodies[b].position += push * ib * bodies[b].linearLock }
     }
-  }
-
-  /// Publishes Began, Updated and Ended for the pairs of entity colliders that touch after the frame
-  /// (any two with agreeing filters, triggers included), compared with the previous frame.
-  private func publishEvents(
-    _ scene: Scene, _ colliders: [Collider], _ bodies: [Body], impulses: [PairKey: StepTouch]
-  ) {
-    let entityColliders = colliders.filter { $0.entity != nil }
-    guard entityColliders.count > 1 || !touching.isEmpty else { return }
-    let placed = entityColliders.map { shapes(of: $0, bodies) }
-    var now: [PairKey: (Entity, Entity)] = [:]
-    var began: [CollisionEvents.Began] = []
-    var updated: [CollisionEvents.Updated] = []
-    for i in entityColliders.indices {
-      for j in entityColliders.indices where j > i {
-        guard let a = entityColliders[i].entity, let b = entityColliders[j].entity,
-          !(a is SceneUnderstandingEntity && b is SceneUnderstandingEntity),
-          Self.agree(entityColliders[i].filter, entityColliders[j].filter)
-        else { continue }
-        let key = PairKey(a: ObjectIdentifier(a), b: ObjectIdentifier(b))
-        // Touching: in contact during one of the frame's steps, or overlapping (within the slop) now.
-        let stepped =
-          impulses[key]
-          ?? impulses[PairKey(a: key.b, b: key.a)].map {
-            StepTouch(impulse: $0.impulse, normal: -$0.normal, depth: $0.depth, point: $0.point)
-          }
-        // Within the slop only keeps a contact alive; it does not begin one.
-        let overlap =
-          contact(placed[i], placed[j]) ?? (touching[key] != nil ? nearTouch(placed[i], placed[j]) : nil)
-        guard
-          let hit = overlap
-            ?? stepped.map({ ShapeContact(normal: $0.normal, depth: $0.depth, point: $0.point) })
-        else { continue }
-        let impulse = stepped?.impulse ?? 0
-        now[key] = (a, b)
-        if touching[key] == nil {
-          began.append(
-            CollisionEvents.Began(
-              entityA: a, entityB: b, position: hit.point, impulse: impulse, impulseDirection: hit.normal,
-              penetrationDistance: hit.depth))
-        } else {
-          updated.append(
-            CollisionEvents.Updated(
-              entityA: a, entityB: b, position: hit.point, impulse: impulse, impulseDirection: hit.normal,
-              penetrationDistance: hit.depth))
-        }
-      }
-    }
-    let ended = touching.filter { now[$0.key] == nil }.map {
-      CollisionEvents.Ended(entityA: $0.value.0, entityB: $0.value.1)
-    }
-    touching = now
-    for event in began { scene.publish(event, from: [event.entityA, event.entityB]) }
-    for event in updated { scene.publish(event, from: [event.entityA, event.entityB]) }
-    for event in ended.sorted(by: { $0.entityA.name < $1.entityA.name }) {
-      scene.publish(event, from: [event.entityA, event.entityB])
-    }
-  }
-
-  /// A resting contact kept within the slop counts as touching: the shapes grown by twice the slop.
-  private func nearTouch(_ a: [WorldShape], _ b: [WorldShape]) -> ShapeContact? {
-    let margin = 2 * Self.slop
-    func grown(_ shape: WorldShape) -> WorldShape {
-      switch shape.kind {
-      case .box(let c, let axes, let half): WorldShape(kind: .box(center: c, axes: axes, half: half + margin))
-      case .sphere(let c, let r): WorldShape(kind: .sphere(center: c, radius: r + margin))
-      case .mesh: shape
-      }
-    }
-    return contact(a.map(grown), b)
   }
 }

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cvision.h"
+#include "cvision_tsdf.h"
 
 namespace cvision::tsdf {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <memory>
 
-#include "cvision.h"
+#include "cvision_tsdf.h"
 #include "status.hpp"
 #include "tsdf.hpp"
 

@@ -61,47 +61,47 @@ public final class ARSession: @unchecked Sendable {
   /// building the array (a long replay reads its trajectory once, at the end, when memory peaks).
   package func visitTrajectory(_ body: (ARTrajectoryPose) -> Void) { locked { epochs.visitPoses(body) } }
 
-  private let lock = NSRecursiveLock()
+  let lock = NSRecursiveLock()
   /// The world's epochs and the delivered poses, for ``trajectory``.
-  private(set) var epochs = WorldEpochs()
-  private weak var _delegate: (any ARSessionDelegate)?
-  private var _delegateQueue: DispatchQueue?
-  private(set) var _currentFrame: ARFrame?
-  private var _configuration: ARWorldTrackingConfiguration?
-  private var isRunning = false
+  var epochs = WorldEpochs()
+  weak var _delegate: (any ARSessionDelegate)?
+  var _delegateQueue: DispatchQueue?
+  var _currentFrame: ARFrame?
+  var _configuration: ARWorldTrackingConfiguration?
+  var isRunning = false
   /// Whether `pause()` was called since the last processed frame.
-  private var wasPaused = false
+  var wasPaused = false
   /// The tracking stage (made at the first frame, for the recording's sensors).
-  private(set) var tracker: CameraTracker?
+  var tracker: CameraTracker?
   /// The plane detection stage (made at the first frame that detects planes).
-  private var planeDetector: (any PlaneDetecting)?
+  var planeDetector: (any PlaneDetecting)?
   /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
   var book = AnchorBook()
   /// The plane anchors restored from the initial world map, which detected planes continue.
-  private var restoredPlanes = RestoredPlanes()
+  var restoredPlanes = RestoredPlanes()
   /// The detected planes as the app sees them: restored planes, then the detector's that continue none.
   var planes: [ARPlaneAnchor] { restoredPlanes.visible(planeDetector?.anchors ?? []) }
   /// The state last reported, to report changes only.
-  private var lastTrackingState: ARCamera.TrackingState?
+  var lastTrackingState: ARCamera.TrackingState?
   /// The last processed frame's time, to notice interruptions.
-  private var lastTimestamp: Double?
-  private var runCount: UInt64 = 0
-  private var trackedRaycasts: [ARTrackedRaycast] = []
+  var lastTimestamp: Double?
+  var runCount: UInt64 = 0
+  var trackedRaycasts: [ARTrackedRaycast] = []
   /// This session's plane geometry for raycasts, per frame.
   let raycastCache = PlaneRaycastCache()
   /// The next frame, tracked while the last one's planes were detected (a replay that tracks ahead,
   /// ``ARReplay/tracksAhead``), until it is processed: its index, what tracking gave and its timings.
-  private var trackedAhead: (index: Int, tracked: TrackedFrame, timings: StageTimings)?
+  var trackedAhead: (index: Int, tracked: TrackedFrame, timings: StageTimings)?
   /// How many processed frames were tracked ahead (for tests).
   package var framesTrackedAhead: Int { locked { _framesTrackedAhead } }
-  private var _framesTrackedAhead = 0
+  var _framesTrackedAhead = 0
   /// Scene reconstruction's failure in the frame processed last (options out of range), reported after
   /// the frame's callbacks.
-  private var meshFailure: ReconstructionError?
+  var meshFailure: ReconstructionError?
   /// The thread planes are detected on while the next frame is tracked.
-  private let planeWorker = StageWorker(label: "arsim.session.planes")
+  let planeWorker = StageWorker(label: "arsim.session.planes")
   /// Scene reconstruction (`sceneReconstruction`): the mesh and its anchors.
-  private let meshStage = SceneReconstructionStage()
+  let meshStage = SceneReconstructionStage()
 
   /// A session that is not running yet.
   public init() {
@@ -165,14 +165,14 @@ public final class ARSession: @unchecked Sendable {
   }
 
   /// Drops the tracker: tracking starts afresh, in a new world, at the next frame.
-  private func resetTracking() {
+  func resetTracking() {
     if tracker != nil { epochs.reset() }
     tracker = nil
     lastTrackingState = nil
   }
 
   /// Removes every anchor and the plane detector (`.resetTracking`, `.removeExistingAnchors`).
-  private func removeEverything() {
+  func removeEverything() {
     book.removeAll(planes: planes)
     planeDetector = nil
     restoredPlanes = RestoredPlanes()
@@ -351,14 +351,14 @@ public final class ARSession: @unchecked Sendable {
 
   /// Notes a frame's time; true when it comes more than `threshold` seconds after the last one (the
   /// camera was off).
-  private func noteTime(_ timestamp: Double, threshold: Double) -> Bool {
+  func noteTime(_ timestamp: Double, threshold: Double) -> Bool {
     defer { lastTimestamp = timestamp }
     guard let last = lastTimestamp, timestamp - last > threshold else { return false }
     return true
   }
 
   /// The delegate's answer to `question`, asked on `delegateQueue` when set; nil without a delegate.
-  private func askDelegate<T: Sendable>(_ question: @escaping (any ARSessionDelegate) -> T) -> T? {
+  func askDelegate<T: Sendable>(_ question: @escaping (any ARSessionDelegate) -> T) -> T? {
     let (delegate, queue) = locked { (_delegate, _delegateQueue) }
     guard let delegate else { return nil }
     guard let queue else { return question(delegate) }
@@ -366,169 +366,9 @@ public final class ARSession: @unchecked Sendable {
     return queue.sync { question(target) }
   }
 
-  /// The next frame to track ahead, while this frame's planes are detected: read by `next` when
-  /// nothing that runs before its tracking can change what it reads (no observer, which hears each
-  /// frame's arrival first), and tracked only when its tracking would start without a question to the
-  /// delegate (no interruption before it) and it can be tracked (images, unless depth-only). When it is
-  /// not tracked, the frame read stays with the replay for the next step.
-  private func aheadFrame(
-    after recorded: RecordedFrame, next: () -> RecordedFrame?, info: RecordingInfo,
-    configuration: ARWorldTrackingConfiguration
-  ) -> RecordedFrame? {
-    guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
-    guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
-      frame.hasImage || configuration.tracking.mode(for: info) == .depth
-    else { return nil }
-    return frame
-  }
-
-  /// The world correction and plane detection stages of a frame, timed: the planes' changes; the
-  /// seconds of both (when either ran), and of a loop closure's move of the map (counted with the
-  /// tracker's recognition too).
-  private func planeStage(
-    _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
-    configuration: ARWorldTrackingConfiguration
-  ) -> PlaneStageOutput {
-    var output = PlaneStageOutput()
-    let start = ContinuousClock.now
-    output.changes = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
-    if tracked.worldDeformation != nil { lap(&output.recognition, since: start) }
-    let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
-    if let detected { output.changes.append(detected) }
-    if detected != nil || tracked.worldCorrection != nil || tracked.worldDeformation != nil {
-      lap(&output.seconds, since: start)
-    }
-    return output
-  }
-
-  /// The tracking stage: the frame's pose and state.
-  private func track(
-    _ recorded: RecordedFrame, info: RecordingInfo, configuration: ARWorldTrackingConfiguration
-  )
-    -> TrackedFrame
-  {
-    let tracker =
-      self.tracker
-      ?? CameraTracker(
-        info: info, options: configuration.tracking, map: configuration.initialWorldMap?.keyframes)
-    self.tracker = tracker
-    return tracker.track(recorded)
-  }
-
-  /// The world correction stage (``WorldCorrectionStage``): planes and anchors follow the world when
-  /// tracking corrected it.
-  private func correctWorld(by correction: RigidTransform?, _ deformation: WorldDeformation?)
-    -> PlaneAnchorChanges
-  { WorldCorrectionStage.apply(correction, deformation, book: &book, detector: planeDetector) }
-
-  /// The plane detection stage, or nil when it does not run for this frame (no plane detection
-  /// configured, or tracking is not normal).
-  private func detectPlanes(
-    _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
-    configuration: ARWorldTrackingConfiguration
-  ) -> PlaneAnchorChanges? {
-    guard !configuration.planeDetection.isEmpty, tracked.state == .normal else { return nil }
-    let detector =
-      planeDetector
-      ?? {
-        var options = configuration.planeDetectionOptions
-        options.alignments = configuration.planeDetection
-        // With a map, identifiers unlike those of the session that made it (whose planes it restores).
-        let generation = runCount &+ (configuration.initialWorldMap?.identitySeed ?? 0)
-        // Tracking with depth: planes from the depth's planar surfaces. Monocular tracking keeps its
-        // own scale, which depth need not share, so its planes come from its feature points.
-        if info.hasDepth && options.depthSurfaces.enabled && configuration.tracking.mode(for: info) != .mono {
-          return SurfacePlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
-        }
-        return PlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
-      }()
-    planeDetector = detector
-    return detector.process(
-      recorded, depth: tracked.depth, tracked: tracked, intrinsics: info.depthIntrinsics ?? info.intrinsics)
-  }
-
-  /// The frame and its callbacks, in delivery order.
-  private func assemble(
-    _ recorded: RecordedFrame, tracked: TrackedFrame, changes: AnchorChanges, interrupted: Bool,
-    info: RecordingInfo, configuration: ARWorldTrackingConfiguration, timings: FrameTimings
-  ) -> FrameOutcome {
-    let camera = ARCamera(
-      worldFromCamera: tracked.worldFromCamera, intrinsics: info.intrinsics, trackingState: tracked.state)
-    let features = tracked.featurePoints.map {
-      ARPointCloud(points: $0.map { SIMD3<Float>($0.position) }, identifiers: $0.map(\.identifier))
-    }
-    let frame = ARFrame(
-      timestamp: recorded.timestamp, camera: camera,
-      anchors: book.anchors(planes: planes) + meshStage.anchors,
-      rawFeaturePoints: features, capturedImage: recorded.storedImage, deferredGray: recorded.deferredGray,
-      deferredColor: recorded.deferredColor,
-      sceneDepth: recorded.depth.map { ARDepthData(depthMap: $0, confidenceMap: recorded.confidence) },
-      frameIndex: recorded.index,
-      poseSource: tracked.source, closedLoop: tracked.worldDeformation != nil,
-      isViewMapped: tracked.isViewMapped,
-      estimatesLight: configuration.isLightEstimationEnabled,
-      raycaster: { [weak self] query, frame in self?.raycast(query, in: frame) ?? [] })
-    _currentFrame = frame
-    var events: [SessionEvent] = interrupted ? [.wasInterrupted, .interruptionEnded] : []
-    if lastTrackingState != tracked.state { events.append(.trackingStateChanged(camera)) }
-    lastTrackingState = tracked.state
-    events.append(.frameUpdated(frame))
-    if !changes.added.isEmpty { events.append(.anchorsAdded(changes.added)) }
-    if !changes.updated.isEmpty { events.append(.anchorsUpdated(changes.updated)) }
-    if !changes.removed.isEmpty { events.append(.anchorsRemoved(changes.removed)) }
-    events.append(.trackedRaycasts(frame))
-    return FrameOutcome(
-      recorded: recorded, frame: frame, tracked: tracked, worldEpoch: epochs.current, events: events,
-      timings: timings)
-  }
-
-  // MARK: Delivery
-
-  /// The one delivery point: every callback of the session goes through here, in order, on
-  /// `delegateQueue` when set (synchronously), else on the calling thread: to the observers (in the
-  /// order they were added), then the delegate. The delegate, the observers and the queue are read for
-  /// each event, so a callback may change them; tracked raycasts are re-evaluated whether or not anyone
-  /// listens.
-  private func deliver(_ events: [SessionEvent]) {
-    for event in events {
-      let (delegate, queue, watchers) = locked {
-        (_delegate, _delegateQueue, observers.compactMap(\.observer))
-      }
-      let body: () -> Void
-      if case .trackedRaycasts(let frame) = event {
-        let raycasts = locked { trackedRaycasts }
-        guard !raycasts.isEmpty else { continue }
-        body = { for raycast in raycasts { raycast.update(in: self, frame: frame) } }
-      } else {
-        let receivers: [any ARSessionDelegate] = watchers + (delegate.map { [$0] } ?? [])
-        guard !receivers.isEmpty else { continue }
-        body = { for receiver in receivers { self.call(receiver, event) } }
-      }
-      if let queue {
-        queue.sync(execute: body)
-      } else {
-        body()
-      }
-    }
-  }
-
-  private func call(_ delegate: any ARSessionDelegate, _ event: SessionEvent) {
-    switch event {
-    case .wasInterrupted: delegate.sessionWasInterrupted(self)
-    case .interruptionEnded: delegate.sessionInterruptionEnded(self)
-    case .trackingStateChanged(let camera): delegate.session(self, cameraDidChangeTrackingState: camera)
-    case .frameUpdated(let frame): delegate.session(self, didUpdate: frame)
-    case .anchorsAdded(let anchors): delegate.session(self, didAdd: anchors)
-    case .anchorsUpdated(let anchors): delegate.session(self, didUpdate: anchors)
-    case .anchorsRemoved(let anchors): delegate.session(self, didRemove: anchors)
-    case .failed(let error): delegate.session(self, didFailWithError: error)
-    case .trackedRaycasts: break
-    }
-  }
-
   // MARK: Observers
 
-  private var observers: [WeakSessionObserver] = []
+  var observers: [WeakSessionObserver] = []
 
   /// Adds `observer` (held weakly): it hears every callback before the delegate, and
   /// ``ARSessionFrameObserver/sessionWillProcessFrame(_:)`` before each recorded frame. For ARSimScene's
@@ -539,13 +379,5 @@ public final class ARSession: @unchecked Sendable {
       observers.removeAll { $0.observer == nil }
       observers.append(WeakSessionObserver(observer: observer))
     }
-  }
-
-  // MARK: Tracked raycasts
-
-  package func register(_ raycast: ARTrackedRaycast) { locked { trackedRaycasts.append(raycast) } }
-
-  package func unregister(_ raycast: ARTrackedRaycast) {
-    locked { trackedRaycasts.removeAll { $0 === raycast } }
   }
 }

@@ -16,9 +16,9 @@ public enum GravitySource: String, Sendable, Codable {
 /// One tracked frame in the session world: the output of the tracking stage, and the one place its
 /// tracking state is decided (the session, the CLI and evaluation read it; none re-derives it).
 package struct TrackedFrame: Sendable {
-  /// The tracking state to report (ARKit's): the odometry's quality, `limited(.initializing)` until
-  /// gravity fixes the world, and `limited(.relocalizing)` after the camera was off until a pose is
-  /// measured normally again.
+  /// The tracking state to report (ARKit's), as ``TrackingStatePolicy`` decides it: the odometry's
+  /// quality, `limited(.initializing)` until gravity fixes the world, and `limited(.relocalizing)`
+  /// after the camera was off until a pose is measured normally again.
   package var state: ARCamera.TrackingState
   /// What carried the pose.
   package var source: PoseSource
@@ -93,9 +93,8 @@ package final class CameraTracker {
   private let trackingIntrinsics: CameraIntrinsics
   private var leveller = WorldLeveller()
   private let provisionalWorldFromO: RigidTransform
-  /// Whether the camera was off (a pause or a gap in the recording) and no pose has been measured
-  /// normally since: frames are then `limited(.relocalizing)`.
-  private var relocalizing = false
+  /// Decides each frame's tracking state from the odometry's facts and the session's.
+  private var policy: TrackingStatePolicy
   /// A world map's keyframes (in its world) to relocalise against before anything is tracked; nil
   /// without a map or once relocalised.
   private var pendingMap: [Keyframe]?
@@ -120,9 +119,12 @@ package final class CameraTracker {
     self.info = info
     let resolved = Self.resolved(options, for: info)
     self.options = resolved
-    reduction = resolved.mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
+    policy = TrackingStatePolicy(options: resolved)
+    let mode = options.mode(for: info)
+    self.mode = mode
+    reduction = mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
     trackingIntrinsics = Self.intrinsics(info.intrinsics, reducedBy: reduction)
-    switch resolved.mode ?? .rgbd {
+    switch mode {
     case .rgbd:
       odometry = RGBDOdometry(
         intrinsics: trackingIntrinsics, options: resolved, readoutTime: info.readoutTime)
@@ -175,14 +177,15 @@ package final class CameraTracker {
       height: intrinsics.height / reduction)
   }
 
-  /// The tracking mode in use (the recording's when the options left it open).
-  package var mode: TrackerOptions.Mode { options.mode ?? .rgbd }
+  /// The tracking mode in use (the recording's when the options left it open), resolved once, when
+  /// the tracker is made (``TrackerOptions/mode(for:)``).
+  package let mode: TrackerOptions.Mode
 
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than
   /// ``TrackerOptions/interruptionThreshold``): the frames that follow are `limited(.relocalizing)` until a
   /// pose is measured normally again.
   package func cameraWasOff() {
-    relocalizing = true
+    policy.cameraWasOff()
     odometry.cameraWasOff(gravity: gravity)
   }
 
@@ -251,28 +254,19 @@ package final class CameraTracker {
     // Applied before this frame's re-level, which was computed from the already corrected world.
     let correction = pendingCorrection.map { (level.correction ?? .identity) * $0 } ?? level.correction
     pendingCorrection = nil
-    var quality = leveller.isSettled || mapWorldFromO != nil ? result.quality : .initializing
-    let awaitingMap = pendingMap != nil
-    if awaitingMap { quality = .relocalizing }
-    var state = Self.trackingState(quality)
-    if relocalizing {
-      if quality == .normal && result.source != .prediction {
-        relocalizing = false
-      } else {
-        state = .limited(.relocalizing)
-      }
-    }
+    let decision = policy.decide(
+      result.evidence, source: result.source, isWorldSettled: leveller.isSettled || mapWorldFromO != nil,
+      awaitingMap: pendingMap != nil)
     let worldFromO = level.worldFromO ?? provisionalWorldFromO
     lastWorldFromO = worldFromO
     let worldFromCamera = worldFromO * result.oFromOptical * opticalFromCamera
     let features =
-      quality == .initializing || awaitingMap
-      ? nil
-      : result.landmarks.map {
+      decision.publishesFeatures
+      ? result.landmarks.map {
         FeaturePoint(identifier: $0.identifier, position: worldFromO.apply(to: $0.position))
-      }
+      } : nil
     return TrackedFrame(
-      state: state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
+      state: decision.state, source: result.source, worldFromCamera: worldFromCamera, featurePoints: features,
       inliers: result.inliers, isWorldFixed: isWorldFixed, worldCorrection: correction,
       worldDeformation: result.deformation?.expressed(in: worldFromO), relocalizedToMap: relocalizedToMap,
       isViewMapped: odometry.isMapped(result.oFromOptical), depth: masked)
@@ -334,17 +328,6 @@ package final class CameraTracker {
   func worldKeyframes() -> [Keyframe] {
     guard let worldFromO = lastWorldFromO, pendingMap == nil else { return [] }
     return odometry.mapKeyframes.map { $0.moved(by: worldFromO) }
-  }
-
-  /// ARKit's state for an odometry quality.
-  static func trackingState(_ quality: TrackingQuality) -> ARCamera.TrackingState {
-    switch quality {
-    case .initializing: .limited(.initializing)
-    case .normal: .normal
-    case .insufficientFeatures: .limited(.insufficientFeatures)
-    case .excessiveMotion: .limited(.excessiveMotion)
-    case .relocalizing: .limited(.relocalizing)
-    }
   }
 
   /// The session world from O for a given up direction in O.

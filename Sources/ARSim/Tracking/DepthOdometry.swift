@@ -106,7 +106,8 @@ final class DepthOdometry: Odometry {
       self.keyframe = (depth, pose)
       filter = PositionFilter(position: pose.translation, noise: PositionFilter.Noise())
       gravity.add(time: timestamp, oFromOptical: pose, samples: samples)
-      return OdometryResult(oFromOptical: pose, quality: .normal, source: .origin, inliers: 0, landmarks: [])
+      return OdometryResult(
+        oFromOptical: pose, evidence: .tracked(.newMap), source: .origin, inliers: 0, landmarks: [])
     }
     // Without the accelerometer, start from the last pose, not the constant-velocity prediction:
     // on recorded phone depth the prediction's overshoot survives the ICP's stopping rule (and adds
@@ -153,10 +154,9 @@ final class DepthOdometry: Odometry {
     }
     // Directions the geometry leaves free (sliding along one plane) stay where the last pose put
     // them, so a degenerate fit is still a pose; too little overlap is not.
-    let quality: TrackingQuality =
-      aligned.inlierFraction > depthOnly.normalInlierFraction ? .normal : .insufficientFeatures
     return OdometryResult(
-      oFromOptical: pose, quality: quality, source: .depth, inliers: 0, landmarks: [],
+      oFromOptical: pose, evidence: .tracked(.depthOverlap(aligned.inlierFraction)), source: .depth,
+      inliers: 0, landmarks: [],
       measuredPosition: alignedPosition)
   }
 
@@ -216,7 +216,7 @@ final class DepthOdometry: Odometry {
     if let turn, depthOnly.gyroscopeWeight > 0 { pose.rotation = last.rotation * turn }
     if let filter { pose.translation = filter.position }
     return OdometryResult(
-      oFromOptical: pose, quality: lost ? .relocalizing : .excessiveMotion, source: .prediction,
+      oFromOptical: pose, evidence: lost ? .lost() : .tracked(.lostAlignment), source: .prediction,
       inliers: 0, landmarks: [])
   }
 }

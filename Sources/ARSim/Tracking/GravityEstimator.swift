@@ -95,122 +95,41 @@ package struct GravityEstimator: Sendable {
   /// (`GravityEstimatorTests.outlyingSegmentsWeighLess`). Default true.
   package var weighsOutliersDown = true
 
-  /// One tracked frame with the integrals of the rotated samples since the chain began: `∫R f`, `∫R`
-  /// and `∫∫R f` up to the last sample, and the same held to the frame's time (the last sample's
-  /// force and orientation carried over the rest of the interval), so that every frame's integrals
-  /// end exactly at its time.
-  private struct Node {
-    var time: Double
-    var position: SIMD3<Double>
-    var rotation: simd_quatd
-    var forceIntegral = SIMD3<Double>.zero
-    var rotationIntegral = simd_double3x3()
-    var doubleIntegral = SIMD3<Double>.zero
-    var seconds = 0.0
-    var lastSampleTime: Double
-    var lastForce = SIMD3<Double>.zero
-    var lastRotation = simd_double3x3()
-    /// `∫R f`, `∫R`, `∫∫R f` and the seconds covered, up to the frame's time.
-    var heldForce = SIMD3<Double>.zero
-    var heldRotation = simd_double3x3()
-    var heldDouble = SIMD3<Double>.zero
-    var heldSeconds = 0.0
-    /// The gyroscope's rotation from the chain's first frame to this one (body increments on the
-    /// right; ``integrateRates(_:to:from:)``).
-    var gyro = simd_quatd(ix: 0, iy: 0, iz: 0, r: 1)
-    var lastRate: SIMD3<Double>?
-    /// Frames of the chain so far that had no gyroscope rate (a segment across one has no gyro turn).
-    var framesWithoutRate = 0
-
-    init(time: Double, position: SIMD3<Double>, rotation: simd_quatd) {
-      self.time = time
-      self.position = position
-      self.rotation = rotation
-      lastSampleTime = time
-    }
-
-    /// Integrates one sample standing for the interval since the previous one, at `rotation`.
-    mutating func integrate(_ force: SIMD3<Double>, at timestamp: Double, rotation: simd_quatd) {
-      let dt = timestamp - lastSampleTime
-      lastForce = rotation.act(force)
-      lastRotation = simd_double3x3(rotation)
-      doubleIntegral += forceIntegral * dt + lastForce * (dt * dt / 2)
-      forceIntegral += lastForce * dt
-      rotationIntegral += lastRotation * dt
-      seconds += dt
-      lastSampleTime = timestamp
-    }
-
-    /// Integrates the gyroscope's rates of the samples in (`previous`, `time`] into ``gyro``, up to
-    /// `time`: between two samples the mean of their rates (the trapezoid rule: a rate held over the
-    /// interval before its sample puts the integral half a sample ahead, 0.14° at 0.5 rad/s and
-    /// 100 Hz), the first one's before it and the last one's after it.
-    mutating func integrateRates(_ samples: [IMUSample], to time: Double, from previous: Double) {
-      var integrated = previous
-      var rated = false
-      for sample in samples {
-        guard let rate = sample.rotationRate, sample.timestamp > integrated, sample.timestamp <= time + 1e-9,
-          rate.x.isFinite, rate.y.isFinite, rate.z.isFinite
-        else { continue }
-        let mean = lastRate.map { ($0 + rate) / 2 } ?? rate
-        gyro = gyro * RigidTransform.expRotation(mean * (sample.timestamp - integrated))
-        integrated = sample.timestamp
-        lastRate = rate
-        rated = true
-      }
-      guard rated, let lastRate else {
-        framesWithoutRate += 1
-        return
-      }
-      if time > integrated { gyro = gyro * RigidTransform.expRotation(lastRate * (time - integrated)) }
-      gyro = gyro.normalized
-    }
-
-    /// Holds the last sample over the rest of the interval up to the frame's time.
-    mutating func hold() {
-      let gap = time - lastSampleTime
-      heldForce = forceIntegral + lastForce * gap
-      heldRotation = rotationIntegral + lastRotation * gap
-      heldDouble = doubleIntegral + forceIntegral * gap + lastForce * (gap * gap / 2)
-      heldSeconds = seconds + gap
-    }
-  }
-
   /// Frames of the current unbroken chain not yet behind a closed segment, oldest first (the first
   /// is the open segment's start).
-  private var chain: [Node] = []
+  var chain: [Node] = []
   /// The unknowns: gravity (3), bias (3), scale.
-  private static let unknowns = 7
+  static let unknowns = 7
   /// Normal equations (row-major) and right-hand side of `(g, b, k)` in units of the segments'
   /// variance, without the priors (``prior``).
-  private var normal = [Double](repeating: 0, count: unknowns * unknowns)
-  private var right = [Double](repeating: 0, count: unknowns)
-  private var equations = 0
-  private var seconds = 0.0
+  var normal = [Double](repeating: 0, count: unknowns * unknowns)
+  var right = [Double](repeating: 0, count: unknowns)
+  var equations = 0
+  var seconds = 0.0
   /// The sum of the right-hand sides' squares and the rows' number, for the residual variance when
   /// the noise is not learned.
-  private var squaredRight = 0.0
-  private var rowCount = 0.0
+  var squaredRight = 0.0
+  var rowCount = 0.0
   /// The segments' variance learned so far (``learnsNoise``): the sum of the innovations' per-row
   /// variances and their count, after the prior's.
-  private var noiseSum = 0.0
-  private var noiseCount = 0.0
+  var noiseSum = 0.0
+  var noiseCount = 0.0
   /// The gyroscope's bias fit (``gyroNoiseDegrees``): the sums over segments of the tracked-minus-gyro
   /// rotation vector `e`, of `|e|²/span` and of the spans; `e = −b·span` plus the odometry's noise.
-  private var gyroSum = SIMD3<Double>.zero
-  private var gyroSquares = 0.0
-  private var gyroSpan = 0.0
-  private var gyroSegments = 0
+  var gyroSum = SIMD3<Double>.zero
+  var gyroSquares = 0.0
+  var gyroSpan = 0.0
+  var gyroSegments = 0
   /// The previous segment's measured drift of gravity in O, weighed (rotation vector, radians): half of
   /// it is applied with the next segment.
-  private var previousDrift: SIMD3<Double>?
+  var previousDrift: SIMD3<Double>?
   /// The velocity fits (positions, samples' motion) at the open segment's start, when known.
-  private var startVelocity: (positions: SIMD3<Double>, samples: SIMD3<Double>)?
+  var startVelocity: (positions: SIMD3<Double>, samples: SIMD3<Double>)?
   /// The last frame's time, and the intervals between the last frames (at most ``intervalCount``),
   /// whose median is the frame interval that counts the velocity fit's frames (``windowFrames``).
-  private var lastTime: Double?
-  private var intervals: [Double] = []
-  private static let intervalCount = 15
+  var lastTime: Double?
+  var intervals: [Double] = []
+  static let intervalCount = 15
 
   /// An estimator with no evidence.
   package init() {}
@@ -264,7 +183,7 @@ package struct GravityEstimator: Sendable {
   /// second: the positions less the samples' motion are the slow part, `p₀ + v₀τ + ½(g − R b)τ²`,
   /// which a quadratic fits however fast the hand shakes (the samples see the shake, sparse frames do
   /// not).
-  private func velocity(at index: Int) -> (positions: SIMD3<Double>, samples: SIMD3<Double>)? {
+  func velocity(at index: Int) -> (positions: SIMD3<Double>, samples: SIMD3<Double>)? {
     let k = windowFrames
     let first = max(0, index - k)
     let last = max(index + k, first + max(3, k))
@@ -296,7 +215,7 @@ package struct GravityEstimator: Sendable {
 
   /// Frames on each side of a velocity fit: ``velocityHalfWindow`` over the median frame interval,
   /// rounded, at least two.
-  private var windowFrames: Int {
+  var windowFrames: Int {
     guard !intervals.isEmpty else { return 2 }
     let interval = intervals.sorted()[intervals.count / 2]
     guard interval > 0 else { return 2 }
@@ -304,7 +223,7 @@ package struct GravityEstimator: Sendable {
   }
 
   /// Closes every segment whose end velocity is known, adding its equation.
-  private mutating func closeSegments() {
+  mutating func closeSegments() {
     while chain.count > 1 {
       if startVelocity == nil {
         guard let v = velocity(at: 0) else { return }
@@ -329,59 +248,8 @@ package struct GravityEstimator: Sendable {
     }
   }
 
-  /// The drift of gravity in O across a segment that the gyroscope measures (with the bias fitted so
-  /// far), and the segment's turn added to the fit after (``measuredDrift(between:)``).
-  private mutating func measuredDrift(from start: Node, to end: Node) -> (
-    vector: SIMD3<Double>, variance: Double
-  )? {
-    guard driftDegrees != nil, end.time > start.time else { return nil }
-    let measured = measuredDrift(between: start, and: end)
-    let span = end.time - start.time
-    let tracked = start.rotation.inverse * end.rotation
-    let e = RigidTransform.logRotation((start.gyro.inverse * end.gyro).inverse * tracked)
-    gyroSum += e
-    gyroSquares += simd_length_squared(e) / span
-    gyroSpan += span
-    gyroSegments += 1
-    return measured
-  }
-
-  /// The drift of gravity in O from `start` to `end` that the gyroscope measures with the bias fitted
-  /// so far: the tracked rotation against the gyroscope's, as a rotation vector in O (radians), and
-  /// the variance of each of its components (the gyroscope's noise and the bias fit's); nil while the
-  /// fit has fewer than two segments, or when a frame between them had no gyroscope rate.
-  private func measuredDrift(between start: Node, and end: Node) -> (
-    vector: SIMD3<Double>, variance: Double
-  )? {
-    let span = end.time - start.time
-    guard gyroSegments >= 2, span > 0, end.framesWithoutRate == start.framesWithoutRate else { return nil }
-    let bias = -gyroSum / gyroSpan
-    // The odometry's variance per second of each component of e about −b·span.
-    let residual = gyroSquares + 2 * simd_dot(bias, gyroSum) + simd_length_squared(bias) * gyroSpan
-    let perSecond = max(0, residual) / (3 * Double(gyroSegments - 1))
-    let corrected = start.gyro.inverse * end.gyro * RigidTransform.expRotation(-bias * span)
-    let tracked = start.rotation.inverse * end.rotation
-    let vector = start.rotation.act(RigidTransform.logRotation(tracked * corrected.inverse))
-    let noise = gyroNoiseDegrees * .pi / 180
-    // The bias fit's error turns every segment the same way: over the estimate's memory
-    // (``gyroBiasHorizon``) it adds up, not as a random walk.
-    return (vector, noise * noise * span + perSecond / gyroSpan * span * gyroBiasHorizon)
-  }
-
-  /// The variance of gravity's direction random walk (``driftDegrees``) over `span` seconds, rad².
-  private func walk(over span: Double) -> Double {
-    let degrees = driftDegrees ?? 0
-    return degrees * .pi / 180 * degrees * .pi / 180 * span
-  }
-
-  /// The weight of a measured drift against gravity's random walk over `span` seconds.
-  private func driftWeight(span: Double, variance: Double) -> Double {
-    let walk = walk(over: span)
-    return walk / (walk + variance)
-  }
-
   /// The segments' variance, m²/s²: ``segmentSigma``², or with ``learnsNoise`` the session's own.
-  private var variance: Double {
+  var variance: Double {
     let prior = segmentSigma * segmentSigma
     guard learnsNoise else { return prior }
     return (prior * noisePriorSegments + noiseSum) / (noisePriorSegments + noiseCount)
@@ -389,7 +257,7 @@ package struct GravityEstimator: Sendable {
 
   /// The priors' diagonal and right-hand side in units of the segments' variance: the bias's, and the
   /// scale's (or, with the scale held, a unit weight on `k = 1`, its column being empty).
-  private func prior(variance: Double) -> (diagonal: [Double], right: [Double]) {
+  func prior(variance: Double) -> (diagonal: [Double], right: [Double]) {
     var diagonal = [Double](repeating: 0, count: Self.unknowns)
     var right = [Double](repeating: 0, count: Self.unknowns)
     let bias = variance / (biasPriorSigma * biasPriorSigma)
@@ -400,12 +268,12 @@ package struct GravityEstimator: Sendable {
   }
 
   /// The normal equations with the priors, their inverse and solution; nil when singular.
-  private func solve(variance: Double) -> (full: [Double], inverse: [Double], x: [Double])? {
+  func solve(variance: Double) -> (full: [Double], inverse: [Double], x: [Double])? {
     let n = Self.unknowns
     let (diagonal, priorRight) = prior(variance: variance)
     var full = normal
     for k in 0..<n { full[(n + 1) * k] += diagonal[k] }
-    guard let inverse = Self.inverse(full, dimension: n) else { return nil }
+    guard let inverse = DenseMatrix.inverse(full, dimension: n) else { return nil }
     var x = [Double](repeating: 0, count: n)
     for i in 0..<n { for j in 0..<n { x[i] += inverse[n * i + j] * (right[j] + priorRight[j]) } }
     return (full, inverse, x)
@@ -414,7 +282,7 @@ package struct GravityEstimator: Sendable {
   /// Adds `y = −g·span + m·b + k·moved` (three rows): after letting gravity (and the scale) drift
   /// over the segment's span, and, with ``learnsNoise``, learning the noise from its innovation.
   /// `drift` is gravity's drift in O over the segment as the gyroscope measures it (``measuredDrift(from:to:)``).
-  private mutating func addEquation(
+  mutating func addEquation(
     y: SIMD3<Double>, m: simd_double3x3, moved: SIMD3<Double>, span: Double,
     drift measured: (vector: SIMD3<Double>, variance: Double)? = nil
   ) {
@@ -456,80 +324,10 @@ package struct GravityEstimator: Sendable {
     seconds += span
   }
 
-  /// Widens the estimate's covariance by the drift over `span` seconds (gravity's direction, the
-  /// scale), keeping the estimate: the information is the widened covariance's inverse. With the
-  /// gyroscope's `measured` drift, gravity is first turned by it, weighed against the random walk
-  /// (from the previous segment's middle to this one's: half of each one's).
-  private mutating func drift(
-    span: Double, inverse: [Double], x: [Double], variance: Double,
-    measured: (vector: SIMD3<Double>, variance: Double)?
-  ) {
-    let n = Self.unknowns
-    var covariance = inverse
-    var x = x
-    if driftDegrees != nil {
-      let g = simd_length(SIMD3(x[0], x[1], x[2]))
-      let walk = walk(over: span)
-      var turn = SIMD3<Double>.zero
-      if let measured {
-        let weight = driftWeight(span: span, variance: measured.variance)
-        turn = weight * measured.vector / 2
-        if let previous = previousDrift { turn += previous / 2 }
-        previousDrift = weight * measured.vector
-      } else {
-        previousDrift = nil
-      }
-      if turn != .zero {
-        Self.rotateGravity(
-          by: simd_double3x3(RigidTransform.expRotation(turn)), covariance: &covariance, x: &x)
-      }
-      // The whole walk still widens it: forgetting also covers what the model leaves out (the bias's
-      // split from gravity before the camera turns), which the measured drift does not.
-      for k in 0..<3 { covariance[(n + 1) * k] += g * g * walk / variance }
-    }
-    if scalePriorSigma > 0 { covariance[(n + 1) * 6] += scaleDrift * scaleDrift * span / variance }
-    guard let widened = Self.inverse(covariance, dimension: n) else { return }
-    let (diagonal, priorRight) = prior(variance: variance)
-    normal = widened
-    for k in 0..<n { normal[(n + 1) * k] -= diagonal[k] }
-    for i in 0..<n {
-      var sum = 0.0
-      for j in 0..<n { sum += widened[n * i + j] * x[j] }
-      right[i] = sum - priorRight[i]
-    }
-  }
-
-  /// Turns gravity's part of the estimate `x` and of its `covariance` (row-major, ``unknowns``²) by
-  /// `rotation`.
-  private static func rotateGravity(
-    by rotation: simd_double3x3, covariance: inout [Double], x: inout [Double]
-  ) {
-    let n = unknowns
-    let g = rotation * SIMD3(x[0], x[1], x[2])
-    for k in 0..<3 { x[k] = g[k] }
-    // C' = T C Tᵀ with T = diag(rotation, I): rows of gravity, then columns.
-    var turned = covariance
-    for i in 0..<3 {
-      for j in 0..<n {
-        var sum = 0.0
-        for k in 0..<3 { sum += rotation[k][i] * covariance[n * k + j] }
-        turned[n * i + j] = sum
-      }
-    }
-    covariance = turned
-    for i in 0..<n {
-      for j in 0..<3 {
-        var sum = 0.0
-        for k in 0..<3 { sum += turned[n * i + k] * rotation[k][j] }
-        covariance[n * i + j] = sum
-      }
-    }
-  }
-
   /// Adds a new segment's innovation (its residual against the estimate before it, whose own
   /// uncertainty is taken out) to the learned variance; returns its size in standard deviations (root
   /// mean square over the rows), or nil when the estimate is singular.
-  private mutating func learnNoise(rows: [[Double]], values: [Double], variance: Double) -> Double? {
+  mutating func learnNoise(rows: [[Double]], values: [Double], variance: Double) -> Double? {
     guard let (_, inverse, x) = solve(variance: variance) else { return nil }
     let n = Self.unknowns
     var squared = 0.0
@@ -581,20 +379,9 @@ package struct GravityEstimator: Sendable {
       covariance: (0..<36).map { inverse[n * ($0 / 6) + $0 % 6] * spread })
   }
 
-  /// Gravity's drift in O from the last closed segment's middle (where the estimate stands) to the
-  /// chain's last frame, as the gyroscope measures it and weighed as each segment's: the rest of the
-  /// last segment's, and the open segment's so far. Nil without a measured drift.
-  private var driftSinceLastSegment: SIMD3<Double>? {
-    guard let previousDrift, let start = chain.first, let end = chain.last, end.time > start.time,
-      let measured = measuredDrift(between: start, and: end)
-    else { return nil }
-    let weight = driftWeight(span: end.time - start.time, variance: measured.variance)
-    return previousDrift / 2 + weight * measured.vector
-  }
-
   /// The residuals' variance per row at `x` from the normal equations (|y|² − 2xᵀr + xᵀNx, N
   /// without the priors), or nil while the rows are too few.
-  private func residualVariance(_ x: [Double]) -> Double? {
+  func residualVariance(_ x: [Double]) -> Double? {
     let n = Self.unknowns
     let free = scalePriorSigma > 0 ? n : n - 1
     guard rowCount > Double(free) else { return nil }
@@ -602,39 +389,5 @@ package struct GravityEstimator: Sendable {
     for i in 0..<n { for j in 0..<n { fitted += x[i] * normal[n * i + j] * x[j] } }
     let residual = max(0, squaredRight - 2 * zip(x, right).map(*).reduce(0, +) + fitted)
     return residual / (rowCount - Double(free))
-  }
-
-  /// The inverse of a row-major square matrix by Gauss–Jordan elimination with partial pivoting; nil
-  /// when singular.
-  static func inverse(_ matrix: [Double], dimension n: Int) -> [Double]? {
-    var a = matrix
-    var inverse = [Double](repeating: 0, count: n * n)
-    for i in 0..<n { inverse[(n + 1) * i] = 1 }
-    let scale = matrix.map(abs).max() ?? 0
-    guard scale > 0 else { return nil }
-    for column in 0..<n {
-      let pivot = (column..<n).max { abs(a[n * $0 + column]) < abs(a[n * $1 + column]) }!
-      guard abs(a[n * pivot + column]) > 1e-12 * scale else { return nil }
-      if pivot != column {
-        for k in 0..<n {
-          a.swapAt(n * pivot + k, n * column + k)
-          inverse.swapAt(n * pivot + k, n * column + k)
-        }
-      }
-      let p = a[n * column + column]
-      for k in 0..<n {
-        a[n * column + k] /= p
-        inverse[n * column + k] /= p
-      }
-      for row in 0..<n where row != column {
-        let factor = a[n * row + column]
-        guard factor != 0 else { continue }
-        for k in 0..<n {
-          a[n * row + k] -= factor * a[n * column + k]
-          inverse[n * row + k] -= factor * inverse[n * column + k]
-        }
-      }
-    }
-    return inverse
   }
 }

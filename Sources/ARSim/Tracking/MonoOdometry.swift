@@ -23,53 +23,56 @@ public enum ScaleSource: String, Sendable, Codable {
 final class MonoOdometry: Odometry {
   let options: TrackerOptions
   let intrinsics: CameraIntrinsics
-  private var tracks: FeatureFrontEnd
-  private var landmarks: [UInt64: SIMD3<Double>] = [:]
+  var tracks: FeatureFrontEnd
+  var landmarks: [UInt64: SIMD3<Double>] = [:]
   /// Landmarks whose tracks KLT lost but that a refined keyframe of the window still observes. They
   /// are no longer tracked, but keep tying the window's keyframes to the older, fixed ones (and so
   /// keep the scale) in the bundle adjustment until the last refined keyframe that saw them leaves
   /// the window: through a stretch where few features survive, the scale would otherwise rest on the
   /// few landmarks still tracked and the newly triangulated ones.
-  private var retired: [UInt64: SIMD3<Double>] = [:]
+  var retired: [UInt64: SIMD3<Double>] = [:]
   /// Tracks without a 3D point yet.
-  private var candidates: [UInt64: MonoCandidate] = [:]
-  private var nextID: UInt64 = 1
-  private var previousPyramid: KLTPyramid?
-  private var initializer: MonoInitializer
-  private var initialized = false
+  var candidates: [UInt64: MonoCandidate] = [:]
+  var nextID: UInt64 = 1
+  var previousPyramid: KLTPyramid?
+  var initializer: MonoInitializer
+  var initialized = false
   /// The gyroscope's turn between frames, where recorded: before the map exists, the rotation of the
   /// frames the rotation-only model cannot fit (the camera translates).
-  private var gyroscope = GyroIntegrator()
+  var gyroscope = GyroIntegrator()
   /// O from the current optical frame.
-  private var pose = RigidTransform.identity
-  private var previousPose: RigidTransform?
-  private var framesWithoutMeasurement = 0
-  private var frameIndex = 0
-  private(set) var timings = StageTimings()
+  var pose = RigidTransform.identity
+  var previousPose: RigidTransform?
+  var framesWithoutMeasurement = 0
+  var frameIndex = 0
+  var timings = StageTimings()
   /// How the map got its scale, once initialised.
-  private(set) var scaleSource: ScaleSource?
+  var scaleSource: ScaleSource?
   /// Metres per unit of the initial baseline.
-  private(set) var scale = 1.0
-  private var window: LocalBundleWindow
-  private var framesSinceKeyframe = 0
+  var scale = 1.0
+  var window: LocalBundleWindow
+  var framesSinceKeyframe = 0
   /// Keyframes for relocalisation (and world maps): ORB features whose points are the map's.
-  private var keyframes: KeyframeStore
-  private let relocalizer: Relocalizer
+  var keyframes: KeyframeStore
+  let relocalizer: Relocalizer
+  /// Decides the quality that gates map upkeep (only normally tracked frames confirm a location,
+  /// follow the world map or make keyframes).
+  let policy: TrackingStatePolicy
   /// Frames since the camera was off or tracking was lost while no relocalisation succeeded; nil while
   /// tracking runs frame to frame.
-  private var framesSinceLoss: Int?
+  var framesSinceLoss: Int?
   /// The time of the frame being processed, seconds.
-  private var frameTime = 0.0
+  var frameTime = 0.0
   /// Whether an initial world map waits for its first location (``awaitMap(_:)``).
-  private var awaitingMap = false
+  var awaitingMap = false
   /// After a relocalisation (in the world map or after a loss), until it is confirmed: how many
   /// consecutive locations agreed with the tracked pose (``confirmLocation(gray:)``); nil otherwise.
-  private var agreements: Int?
+  var agreements: Int?
   /// Whether the frames have been located in the initial world map (``awaitMap(_:)``) and agreed
   /// ``TrackerOptions/Relocalization/mapAgreementFrames`` times: O is the map's world from the start.
-  private(set) var isLocatedInMap = false
+  var isLocatedInMap = false
   /// The time the frames were last located in the world map after ``isLocatedInMap``, seconds.
-  private var lastMapCheck = -Double.infinity
+  var lastMapCheck = -Double.infinity
 
   /// How far, pixels, an ORB feature of a keyframe may be from a tracked landmark's pixel to take
   /// that landmark's depth (ORB detects only that near the landmarks). ORB's FAST corners and the
@@ -87,6 +90,7 @@ final class MonoOdometry: Odometry {
     window = LocalBundleWindow(options: options.localBundle, intrinsics: intrinsics)
     keyframes = KeyframeStore(options: options.relocalization, intrinsics: intrinsics)
     relocalizer = Relocalizer(options: options.relocalization, intrinsics: intrinsics)
+    policy = TrackingStatePolicy(options: options)
   }
 
   func process(_ frame: FrameInput) -> OdometryResult {
@@ -94,7 +98,7 @@ final class MonoOdometry: Odometry {
     return track(gray: frame.gray, pyramid: frame.pyramid, depth: frame.depth, timestamp: frame.timestamp)
   }
 
-  private func track(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
+  func track(gray: GrayImage, pyramid prepared: KLTPyramid?, depth: FrameDepth?, timestamp: Double)
     -> OdometryResult
   {
     timings = StageTimings()
@@ -117,7 +121,7 @@ final class MonoOdometry: Odometry {
         restartInitialization(gray: gray, depth: depth)
       }
       lap(&timings.track, since: clock)
-      return result(.initializing, frameIndex == 0 ? .origin : .prediction, 0)
+      return result(.mapless, frameIndex == 0 ? .origin : .prediction, 0)
     }
     if !initialized {
       tracks.track(from: previousPyramid, to: pyramid) { _ in nil }
@@ -134,7 +138,7 @@ final class MonoOdometry: Odometry {
       let rotated = fit.flatMap { initializer.isRotationOnly($0) ? $0 : nil }
       let initializedNow = rotated == nil && initializer.hasTranslated(fit) && tryInitialize()
       clock = lap(&timings.pose, since: clock)
-      if initializedNow { return result(.normal, .features, landmarks.count) }
+      if initializedNow { return result(.tracked(.newMap), .features, landmarks.count) }
       let source: PoseSource
       if let rotated {
         pose = rotated.oFromOptical
@@ -153,7 +157,7 @@ final class MonoOdometry: Odometry {
         // two-view initialisation from this frame, while its rotation is still measured.
         restartInitialization(gray: gray, depth: depth)
       }
-      return result(.initializing, source, rotated?.inliers ?? 0)
+      return result(.mapless, source, rotated?.inliers ?? 0)
     }
 
     let predicted: RigidTransform = previousPose.map { pose * ($0.inverse * pose) } ?? pose
@@ -190,7 +194,7 @@ final class MonoOdometry: Odometry {
       previousPose = pose
       pose = predicted
       // While a relocalisation awaits confirmation, a frame without a pose is still relocalising.
-      return result(agreements == nil ? .insufficientFeatures : .relocalizing, .prediction, 0)
+      return result(agreements == nil ? .tracked(.tooFewFeatures) : .lost(), .prediction, 0)
     }
     framesWithoutMeasurement = 0
     pose = solved.inverse
@@ -207,215 +211,30 @@ final class MonoOdometry: Odometry {
     if tracks.count < options.targetFeatures * 8 / 10 || landmarks.count < options.targetFeatures / 2 {
       addCandidates(gray: gray)
     }
-    let quality: TrackingQuality =
-      jumped ? .excessiveMotion : inliers >= options.normalInliers ? .normal : .insufficientFeatures
+    let evidence = TrackingEvidence.tracked(.features(inliers: inliers), motion: jumped ? .jumped : .steady)
+    let quality = policy.quality(evidence)
     if agreements != nil {
       // Only a frame tracked normally confirms (after a wrong location the tracks' landmarks, the
       // keyframe's points, keep agreeing with it, but PnP on them keeps few inliers).
       if quality == .normal { confirmLocation(gray: gray) }
       // Unconfirmed, the pose may come from a wrong match: not reported as tracked.
-      if agreements != nil { return result(.relocalizing, .relocalization, inliers) }
+      if agreements != nil { return result(.lost(.features(inliers: inliers)), .relocalization, inliers) }
     } else if quality == .normal, isLocatedInMap {
       followMap(gray: gray)
     }
     if quality == .normal, keyframes.needsKeyframe(at: pose) { addKeyframe(gray: gray) }
-    return result(quality, .features, inliers)
+    return result(evidence, .features, inliers)
   }
 
-  // MARK: Initial world map
-
-  /// Once located in the world map: where its keyframes cover the view, at most every
-  /// ``TrackerOptions/LoopClosure/checkInterval``, the frame is located in them again and, with
-  /// ``TrackerOptions/normalInliers`` PnP inliers, the tracks and landmarks restart from the map's
-  /// points (``restart(from:gray:)``). Monocular tracking drifts in scale; the map's points hold it to
-  /// the map's.
-  private func followMap(gray: GrayImage) {
-    guard frameTime - lastMapCheck >= options.loopClosure.checkInterval, keyframes.covers(pose) else {
-      return
-    }
-    lastMapCheck = frameTime
-    guard let found = located(gray, mapOnly: true), found.inliers >= options.normalInliers else { return }
-    restart(from: found, gray: gray)
-    agreements = nil  // a location in the map the frames are tracked in already: nothing to confirm
-  }
-
-  /// Starts from a world map (its keyframes in its world): O is the map's world, the keyframes are
-  /// adopted, and instead of the two-view initialisation each frame is located in the map until one
-  /// is; the map is then started from that location's PnP inliers (in the map's units:
-  /// ``ScaleSource/worldMap``), and the tracked frames that follow are located again until
-  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` in a row agree with their tracked pose
-  /// (``isLocatedInMap``). A monocular session has no metric scale of its own to align a map with
-  /// afterwards, so the map must start it.
-  func awaitMap(_ map: [Keyframe]) {
-    keyframes.adopt(map)
-    awaitingMap = true
-  }
-
-  /// Before the map exists, with a world map waiting: the frame located in it starts the map there
-  /// (``restart(from:gray:)``).
-  private func locateInMap(gray: GrayImage) -> OdometryResult {
-    guard let found = located(gray, asPose: true) else { return result(.relocalizing, .prediction, 0) }
-    restart(from: found, gray: gray)
-    initialized = true
-    awaitingMap = false
-    scaleSource = .worldMap
-    return result(.relocalizing, .relocalization, found.inliers)
-  }
-
-  /// A tracked frame while a relocalisation awaits confirmation (one location alone may be a wrong
-  /// match: monocular relocalisation has no depth to check it against): located again (in the world
-  /// map's keyframes while it waits, else in all), it agrees when within
-  /// ``TrackerOptions/Relocalization/mapAgreementTranslation`` and
-  /// ``TrackerOptions/Relocalization/mapAgreementDegrees`` of its tracked pose, and
-  /// ``TrackerOptions/Relocalization/mapAgreementFrames`` agreeing in a row confirm it (and the map's
-  /// location, ``isLocatedInMap``); a location elsewhere restarts from it.
-  private func confirmLocation(gray: GrayImage) {
-    let waitingMap = keyframes.adopted > 0 && !isLocatedInMap
-    guard let agreed = agreements, let found = located(gray, mapOnly: waitingMap) else { return }
-    let limits = options.relocalization
-    let step = pose.inverse * found.oFromOptical
-    guard
-      simd_length(step.translation) <= limits.mapAgreementTranslation
-        && step.angle <= limits.mapAgreementDegrees * .pi / 180
-    else {
-      restart(from: found, gray: gray)
-      return
-    }
-    if agreed + 1 >= limits.mapAgreementFrames {
-      agreements = nil
-      if waitingMap { isLocatedInMap = true }
-    } else {
-      agreements = agreed + 1
-    }
-  }
-
-  // MARK: Keyframes and relocalisation
-
-  /// The frame located against the keyframes (only the world map's with `mapOnly`) and extended by
-  /// projection to the points of the keyframes sharing its view
-  /// (``Relocalizer/locate(gray:against:seed:depthAt:extendingByProjection:accepts:)``: more of the map's points to restart the
-  /// tracks from, the pose refined on them), its time booked as recognition, and as the frame's pose
-  /// with `asPose` (when locating is what measures the pose).
-  private func located(_ gray: GrayImage, mapOnly: Bool = false, asPose: Bool = false) -> Relocalizer
-    .Location?
-  {
-    let start = ContinuousClock.now
-    defer {
-      lap(&timings.recognition, since: start)
-      if asPose { lap(&timings.pose, since: start) }
-    }
-    let candidates = mapOnly ? keyframes.keyframes[..<keyframes.adopted] : keyframes.keyframes[...]
-    return relocalizer.locate(
-      gray: gray, against: candidates, seed: options.seed &+ UInt64(frameIndex), extendingByProjection: true)
-  }
-
-  /// The camera was off: the motion since the last frame is unknown. Once the map exists the next
-  /// frames relocalise against the keyframes; before, the two-view initialisation restarts.
-  func cameraWasOff() {
-    gyroscope.reset()
-    if initialized {
-      framesSinceLoss = 0
-    } else {
-      previousPyramid = nil
-    }
-  }
-
-  /// After the camera was off or tracking was lost: the frame located against every keyframe; on
-  /// success the tracks and the map restart from its PnP inliers (``restart(from:gray:)``), else the
-  /// frame is `relocalizing` with the last pose held. Without depth there is no map to carry on from
-  /// without a location, so, unlike RGB-D, it keeps trying.
-  private func recover(gray: GrayImage) -> OdometryResult {
-    guard let found = located(gray, asPose: true) else {
-      framesSinceLoss = (framesSinceLoss ?? 0) + 1
-      previousPose = pose
-      return result(.relocalizing, .prediction, 0)
-    }
-    restart(from: found, gray: gray)
-    return result(.relocalizing, .relocalization, found.inliers)
-  }
-
-  /// Resumes tracking at a location, to be confirmed (``confirmLocation(gray:)``): the pose from rest,
-  /// the old tracks and landmarks dropped, new tracks at the PnP inliers' pixels with their keyframe
-  /// points as landmarks, and new candidates around them. The bundle window starts again with this
-  /// frame as its first, fixed keyframe: the new tracks share no point with the window's older
-  /// keyframes, so those would tie nothing, and the new keyframes would form a part of the window with
-  /// no fixed keyframe, which only the damping holds, and the first adjustment after a restart would
-  /// move that part off the map's world.
-  private func restart(from location: Relocalizer.Location, gray: GrayImage) {
-    framesSinceLoss = nil
-    agreements = 1
-    framesWithoutMeasurement = 0
-    pose = location.oFromOptical
-    previousPose = nil
-    landmarks.removeAll()
-    retired.removeAll()
-    candidates.removeAll()
-    tracks.removeAll()
-    window = LocalBundleWindow(options: options.localBundle, intrinsics: intrinsics)
-    for match in location.matches {
-      tracks.append(nextID, match.pixel)
-      landmarks[nextID] = match.point
-      nextID += 1
-    }
-    addKeyframeAndAdjust()
-    addCandidates(gray: gray)
-  }
-
-  /// Makes a keyframe of the frame: its ORB features, detected only around the tracked landmarks'
-  /// pixels, that lie on one (``keyframeAssociationPixels``) take that landmark's depth.
-  private func addKeyframe(gray: GrayImage) {
-    let start = ContinuousClock.now
-    defer { lap(&timings.recognition, since: start) }
-    let opticalFromO = pose.inverse
-    var seen: [(pixel: SIMD2<Float>, depth: Double)] = []
-    let radius = Self.keyframeAssociationPixels
-    let reach = Int(radius.rounded(.up))
-    var mask = [UInt8](repeating: 0, count: gray.width * gray.height)
-    for (i, id) in tracks.ids.enumerated() {
-      guard let p = landmarks[id], case let z = opticalFromO.apply(to: p).z, z > 0 else { continue }
-      let pixel = tracks.pixels[i]
-      seen.append((pixel, z))
-      let x = Int(pixel.x.rounded())
-      let y = Int(pixel.y.rounded())
-      guard x >= 0, y >= 0, x < gray.width, y < gray.height else { continue }
-      for row in max(0, y - reach)...min(gray.height - 1, y + reach) {
-        for column in max(0, x - reach)...min(gray.width - 1, x + reach) {
-          mask[row * gray.width + column] = 255
-        }
-      }
-    }
-    keyframes.add(gray: gray, oFromOptical: pose, time: frameTime, mask: mask) { pixel in
-      var best: (distance: Float, depth: Double)?
-      for landmark in seen {
-        let distance = simd_length(landmark.pixel - pixel)
-        if distance <= radius, distance < best?.distance ?? .infinity { best = (distance, landmark.depth) }
-      }
-      return best?.depth
-    }
-  }
-
-  var mapKeyframes: [Keyframe] { keyframes.keyframes }
-
-  func locate(gray: GrayImage, depth _: FrameDepth?, in map: [Keyframe]) -> (
-    mapFromOptical: RigidTransform, inliers: Int
-  )? {
-    relocalizer.relocalize(gray: gray, against: map[...], seed: options.seed &+ UInt64(frameIndex))
-      .map { ($0.oFromOptical, $0.inliers) }
-  }
-
-  func adopt(_ map: [Keyframe]) { keyframes.adopt(map) }
-
-  func isMapped(_ oFromOptical: RigidTransform) -> Bool? { keyframes.covers(oFromOptical) }
-
-  private func result(_ quality: TrackingQuality, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
+  func result(_ evidence: TrackingEvidence, _ source: PoseSource, _ inliers: Int) -> OdometryResult {
     let seen = tracks.ids.compactMap { id in landmarks[id].map { (identifier: id, position: $0) } }
     return OdometryResult(
-      oFromOptical: pose, quality: quality, source: source, inliers: inliers, landmarks: seen)
+      oFromOptical: pose, evidence: evidence, source: source, inliers: inliers, landmarks: seen)
   }
 
   /// Makes this frame the reference of the two-view initialisation: drops the tracks and detects new
   /// candidates at the current pose.
-  private func restartInitialization(gray: GrayImage, depth: FrameDepth?) {
+  func restartInitialization(gray: GrayImage, depth: FrameDepth?) {
     tracks.removeAll()
     candidates.removeAll()
     initializer.referenceDepth = depth
@@ -424,7 +243,7 @@ final class MonoOdometry: Odometry {
     initializer.referenceTrackCount = tracks.count
   }
 
-  private func addCandidates(gray: GrayImage) {
+  func addCandidates(gray: GrayImage) {
     let opticalFromO = pose.inverse
     let wanted = max(options.targetFeatures - tracks.count, options.targetFeatures / 4)
     for corner in tracks.newCorners(in: gray, count: wanted) {
@@ -437,7 +256,7 @@ final class MonoOdometry: Odometry {
 
   /// The two-view initialisation (``MonoInitializer/initialize(_:candidates:monocularScale:seed:)``);
   /// on success the map is made of its landmarks and the tracks without a point are dropped.
-  private func tryInitialize() -> Bool {
+  func tryInitialize() -> Bool {
     guard
       let map = initializer.initialize(
         tracks, candidates: candidates, monocularScale: options.monocularScale, seed: options.seed)
@@ -456,7 +275,7 @@ final class MonoOdometry: Odometry {
   }
 
   /// Makes the current frame a keyframe of the local bundle window and takes its refined pose.
-  private func addKeyframeAndAdjust() {
+  func addKeyframeAndAdjust() {
     framesSinceKeyframe = 0
     var observations: [UInt64: SIMD2<Double>] = [:]
     for (i, id) in tracks.ids.enumerated() {
@@ -470,7 +289,7 @@ final class MonoOdometry: Odometry {
   }
 
   /// Triangulates candidates whose rays have opened up enough since their first observation.
-  private func triangulateCandidates() {
+  func triangulateCandidates() {
     let opticalFromO = pose.inverse
     let minDegrees = options.localBundle.minTriangulationDegrees
     var ready: [(id: UInt64, first: SIMD2<Double>, now: SIMD2<Double>, firstPose: RigidTransform)] = []
@@ -510,7 +329,7 @@ final class MonoOdometry: Odometry {
   }
 
   /// Unit viewing ray of a pixel in O.
-  private func ray(_ pixel: SIMD2<Float>, _ opticalFromO: RigidTransform) -> SIMD3<Double> {
+  func ray(_ pixel: SIMD2<Float>, _ opticalFromO: RigidTransform) -> SIMD3<Double> {
     opticalFromO.inverse.rotate(intrinsics.bearing(SIMD2(pixel)))
   }
 }

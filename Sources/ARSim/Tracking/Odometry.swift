@@ -1,14 +1,5 @@
 import Foundation
 
-/// How well a frame was tracked, before it becomes ARKit's `ARCamera.TrackingState`.
-package enum TrackingQuality: String, Sendable, Equatable {
-  case initializing
-  case normal
-  case insufficientFeatures
-  case excessiveMotion
-  case relocalizing
-}
-
 /// What carried a frame's pose.
 package enum PoseSource: String, Sendable, Equatable {
   /// PnP on tracked features, refined by robust least squares.
@@ -36,7 +27,8 @@ package enum PoseSource: String, Sendable, Equatable {
 package struct OdometryResult: Sendable {
   /// O from the current camera's optical frame.
   package var oFromOptical: RigidTransform
-  package var quality: TrackingQuality
+  /// The facts the frame's tracking state is decided from (``TrackingStatePolicy``).
+  package var evidence: TrackingEvidence
   package var source: PoseSource
   /// Feature inliers behind the pose (0 when the pose came from depth or prediction).
   package var inliers: Int

@@ -278,6 +278,6 @@ import Testing
     estimator.add(time: 0, oFromOptical: RigidTransform(), samples: [])
     estimator.breakChain()
     #expect(estimator.estimate == nil)
-    #expect(GravityEstimator.inverse([Double](repeating: 0, count: 49), dimension: 7) == nil)
+    #expect(DenseMatrix.inverse([Double](repeating: 0, count: 49), dimension: 7) == nil)
   }
 }

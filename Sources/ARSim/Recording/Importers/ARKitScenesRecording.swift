@@ -108,15 +108,10 @@ public struct ARKitScenesRecordingSource: FrameSource {
     var intrinsics = pincamIntrinsics
     let chosen = try options.intrinsics(intrinsics, recordedIn: "lowres_wide_intrinsics")
     intrinsics = chosen.intrinsics
-    var info = RecordingInfo(
-      path: folder, format: .arkitscenes, intrinsics: intrinsics,
-      intrinsicsSource: chosen.source,
-      hasDepth: hasDepth, hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true,
-      frameRate: Self.frameRate(frames.map(\.time)), frameCount: frames.count,
-      groundTruthGravity: Self.gravity)
-    info.referenceKind = .arkit
-    info.notes = notes
-    self.info = info
+    info = RecordingInfo(
+      phoneExport: folder, format: .arkitscenes, intrinsics: intrinsics, intrinsicsSource: chosen.source,
+      frameCount: frames.count, frameRate: Self.frameRate(frames.map(\.time)), hasDepth: hasDepth,
+      depthSize: nil, gravity: Self.gravity, notes: notes)
   }
 
   /// The files in `folder` ending in `suffix`, by stem (`{video}_{timestamp}`), with their times.

@@ -165,3 +165,25 @@ enum ImporterFiles {
     return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
   }
 }
+
+extension RecordingInfo {
+  /// What a phone capture app's export holds (Stray Scanner, Record3D, the 3D Scanner App,
+  /// ARKitScenes), the part every such reader shares: the reference trajectory is ARKit's estimate
+  /// (``ReferenceKind/arkit``) in a world whose gravity is `gravity` (y down by default: ARKit's world
+  /// is y up); no gyroscope or accelerometer unless `hasIMU`; depth at `depthSize` has the image's
+  /// intrinsics scaled to it (nil: registered at the image's own size, or absent).
+  init(
+    phoneExport path: String, format: RecordingFormat, intrinsics: CameraIntrinsics, intrinsicsSource: String,
+    frameCount: Int, frameRate: Double? = nil, hasDepth: Bool = true, depthSize: (width: Int, height: Int)?,
+    hasIMU: Bool = false, hasImages: Bool = true, gravity: SIMD3<Double> = SIMD3(0, -1, 0), notes: [String]
+  ) {
+    self.init(
+      path: path, format: format, intrinsics: intrinsics, intrinsicsSource: intrinsicsSource,
+      hasDepth: hasDepth, hasAccelerometer: hasIMU, hasGyroscope: hasIMU, hasGroundTruth: true,
+      frameRate: frameRate, frameCount: frameCount, groundTruthGravity: gravity)
+    self.hasImages = hasImages
+    depthIntrinsics = depthSize.map { intrinsics.scaled(toWidth: $0.width, height: $0.height) }
+    referenceKind = .arkit
+    self.notes = notes
+  }
+}

@@ -104,20 +104,13 @@ public struct Record3DRecordingSource: FrameSource {
     var intrinsics = try m.colour.validated(source: metadataName)
     let chosen = try options.intrinsics(intrinsics, recordedIn: metadataName)
     intrinsics = chosen.intrinsics
-    var info = RecordingInfo(
-      path: path, format: .record3d, intrinsics: intrinsics,
-      intrinsicsSource: chosen.source, hasDepth: true,
-      hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true, frameRate: m.fps,
-      frameCount: present.count - gaps.count, groundTruthGravity: SIMD3(0, -1, 0))
-    info.depthIntrinsics = intrinsics.scaled(toWidth: depthSize.width, height: depthSize.height)
-    info.referenceKind = .arkit
-    info.notes = notes
     if !gaps.isEmpty {
       let listed = gaps.prefix(5).map(String.init).joined(separator: ", ") + (gaps.count > 5 ? ", ..." : "")
-      info.notes.append(
-        "\(gaps.count) of \(present.count) frames missing from the export (gaps at \(listed))")
+      notes.append("\(gaps.count) of \(present.count) frames missing from the export (gaps at \(listed))")
     }
-    self.info = info
+    info = RecordingInfo(
+      phoneExport: path, format: .record3d, intrinsics: intrinsics, intrinsicsSource: chosen.source,
+      frameCount: present.count - gaps.count, frameRate: m.fps, depthSize: depthSize, notes: notes)
   }
 
   private static func names(_ i: Int, zipped: Bool) -> (image: String, depth: String) {

@@ -139,16 +139,10 @@ public struct Scanner3DRecordingSource: FrameSource {
     }
     let chosen = try options.intrinsics(intrinsics, recordedIn: "frame_\(first.stem).json")
     intrinsics = chosen.intrinsics
-    var info = RecordingInfo(
-      path: folder, format: .scanner3d, intrinsics: intrinsics,
-      intrinsicsSource: chosen.source,
-      hasDepth: true, hasAccelerometer: false, hasGyroscope: false, hasGroundTruth: true, frameRate: nil,
-      frameCount: numbered.count, groundTruthGravity: SIMD3(0, -1, 0))
-    info.hasImages = colourFrames.count == numbered.count
-    info.depthIntrinsics = intrinsics.scaled(toWidth: depthSize.width, height: depthSize.height)
-    info.referenceKind = .arkit
-    info.notes = notes
-    self.info = info
+    info = RecordingInfo(
+      phoneExport: folder, format: .scanner3d, intrinsics: intrinsics, intrinsicsSource: chosen.source,
+      frameCount: numbered.count, depthSize: (depthSize.width, depthSize.height),
+      hasImages: colourFrames.count == numbered.count, notes: notes)
   }
 
   /// The digits between `prefix` and `suffix` in `name`, or nil when it is not such a name.

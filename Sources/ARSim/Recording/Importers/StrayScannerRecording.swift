@@ -104,16 +104,10 @@ public struct StrayScannerRecordingSource: FrameSource {
     } else {
       imu = nil
     }
-    var info = RecordingInfo(
-      path: folder, format: .stray, intrinsics: intrinsics,
-      intrinsicsSource: chosen.source,
-      hasDepth: true, hasAccelerometer: imu != nil, hasGyroscope: imu != nil, hasGroundTruth: true,
-      frameRate: nil, frameCount: frameCount, groundTruthGravity: SIMD3(0, -1, 0))
-    info.hasImages = video != nil
-    info.depthIntrinsics = intrinsics.scaled(toWidth: depthSize.width, height: depthSize.height)
-    info.referenceKind = .arkit
-    info.notes = notes
-    self.info = info
+    info = RecordingInfo(
+      phoneExport: folder, format: .stray, intrinsics: intrinsics, intrinsicsSource: chosen.source,
+      frameCount: frameCount, depthSize: (depthSize.width, depthSize.height), hasIMU: imu != nil,
+      hasImages: video != nil, notes: notes)
   }
 
   private static func stem(_ frame: Int) -> String { String(format: "%06d", frame) }
