@@ -217,7 +217,7 @@ package final class CameraTracker {
   package var timings: StageTimings { odometry.timings }
 
   /// How a monocular map got its scale (nil in RGB-D mode or before initialisation).
-  package var scaleSource: ScaleSource? { (odometry as? MonoOdometry)?.scaleSource }
+  package var scaleSource: ScaleSource? { odometry.scaleSource }
 
   /// Tracks the next frame of the recording.
   package func track(_ frame: RecordedFrame) -> TrackedFrame {
@@ -279,9 +279,9 @@ package final class CameraTracker {
   /// the odometry. True when it did.
   private func locateInMap(gray: GrayImage, depth: FrameDepth?, result: OdometryResult) -> Bool {
     guard let map = pendingMap else { return false }
-    if let mono = odometry as? MonoOdometry {
+    if let located = odometry.isLocatedInOwnMap {
       // The monocular odometry locates itself in the map it was started from (its O is the map's world).
-      guard mono.isLocatedInMap else { return false }
+      guard located else { return false }
       pendingMap = nil
       mapWorldFromO = .identity
       return true

@@ -71,6 +71,8 @@ final class MonoOdometry: Odometry {
   /// Whether the frames have been located in the initial world map (``awaitMap(_:)``) and agreed
   /// ``TrackerOptions/Relocalization/mapAgreementFrames`` times: O is the map's world from the start.
   var isLocatedInMap = false
+  /// ``Odometry/isLocatedInOwnMap``: this front end locates itself in its world map.
+  var isLocatedInOwnMap: Bool? { isLocatedInMap }
   /// The time the frames were last located in the world map after ``isLocatedInMap``, seconds.
   var lastMapCheck = -Double.infinity
 

@@ -93,6 +93,13 @@ protocol Odometry: AnyObject {
   func adopt(_ keyframes: [Keyframe])
   /// Whether a keyframe covers the view from `oFromOptical`, or nil without a keyframe map.
   func isMapped(_ oFromOptical: RigidTransform) -> Bool?
+  /// How the map got its metric scale, for front ends that make their own (monocular); nil for those
+  /// whose scale comes from depth, and before initialisation.
+  var scaleSource: ScaleSource? { get }
+  /// For a front end that locates itself in the world map it was started from (monocular: its O is
+  /// the map's world, so only it can place its first frames), whether it has; nil for front ends whose
+  /// frames the tracker locates in the map with ``locate(gray:depth:in:)``.
+  var isLocatedInOwnMap: Bool? { get }
 }
 
 extension Odometry {
@@ -106,6 +113,8 @@ extension Odometry {
   )? { nil }
   func adopt(_ keyframes: [Keyframe]) {}
   func isMapped(_ oFromOptical: RigidTransform) -> Bool? { nil }
+  var scaleSource: ScaleSource? { nil }
+  var isLocatedInOwnMap: Bool? { nil }
 }
 
 /// Seconds a frame spent in each tracking stage.
