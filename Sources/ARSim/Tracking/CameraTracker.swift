@@ -117,10 +117,9 @@ package final class CameraTracker {
   init(info: RecordingInfo, options: TrackerOptions, map: [Keyframe]?) {
     pendingMap = map
     self.info = info
-    let resolved = Self.resolved(options, for: info)
+    let (resolved, mode) = Self.resolved(options, for: info)
     self.options = resolved
     policy = TrackingStatePolicy(options: resolved)
-    let mode = options.mode(for: info)
     self.mode = mode
     reduction = mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
     trackingIntrinsics = Self.intrinsics(info.intrinsics, reducedBy: reduction)
@@ -139,11 +138,14 @@ package final class CameraTracker {
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
 
-  /// `options` with the mode the recording `info` follows when they leave it open.
-  private static func resolved(_ options: TrackerOptions, for info: RecordingInfo) -> TrackerOptions {
+  /// `options` with the mode the recording `info` follows when they leave it open, and that mode.
+  private static func resolved(_ options: TrackerOptions, for info: RecordingInfo) -> (
+    options: TrackerOptions, mode: TrackerOptions.Mode
+  ) {
     var resolved = options
-    resolved.mode = options.mode(for: info)
-    return resolved
+    let mode = options.mode(for: info)
+    resolved.mode = mode
+    return (resolved, mode)
   }
 
   /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): reduce
@@ -153,8 +155,8 @@ package final class CameraTracker {
   package static func preparation(info: RecordingInfo, options: TrackerOptions) -> (
     @Sendable (inout RecordedFrame) -> Void
   )? {
-    let resolved = resolved(options, for: info)
-    guard resolved.mode != .depth else { return nil }
+    let (resolved, mode) = resolved(options, for: info)
+    guard mode != .depth else { return nil }
     let params = resolved.kltParams
     let reduction = resolved.trackingReduction(for: info.intrinsics)
     let size = (info.intrinsics.width / reduction, info.intrinsics.height / reduction)
