@@ -19,14 +19,15 @@ fi
 arsim_binary
 mkdir -p "$out"
 for recording in "${recordings[@]}"; do
-  name="$(echo "$recording" | tr '/' '_')"
+  name="$(echo "$recording" | sed 's|^\(\.\./\)*||' | tr '/' '_')"
   mkdir -p "$out/$name"
   taps=()
   if [ -f "$recording/taps.txt" ]; then taps=(--taps "$recording/taps.txt" --hits "$out/$name/hits.jsonl"); fi
   echo "replay-outputs: $recording" >&2
   "$ARSIM" replay "$recording" --events "$out/$name/events.jsonl" \
     --trajectory "$out/$name/trajectory.txt" "${taps[@]}" >"$out/$name/summary.txt"
-  if [ -d "$recording/depth" ]; then
+  # The monocular pass too where the recording has depth and images (its replay tracked RGB-D).
+  if grep -q '^tracking: rgbd' "$out/$name/summary.txt"; then
     "$ARSIM" replay "$recording" --mode mono --events "$out/$name/events-mono.jsonl" \
       --trajectory "$out/$name/trajectory-mono.txt" >/dev/null
   fi

@@ -116,7 +116,7 @@ public final class ReplayRun {
   public let folder: String
   /// The configuration the session runs with.
   public let configuration: ARWorldTrackingConfiguration
-  /// The tracking mode (`--mode`, or the one the recording supports: ``TrackerOptions/mode(for:)``).
+  /// The tracking mode (`--mode`, or the one the recording supports), as the session resolved it.
   public let mode: TrackerOptions.Mode
   /// Whether ``mode`` was chosen from what the recording holds (no `--mode`).
   public let modeChosen: Bool
@@ -189,16 +189,16 @@ public final class ReplayRun {
     case .auto: configuration.tracking.mode = nil
     case .depth: configuration.tracking.mode = .depth
     }
-    let open = { () throws(RecordingError) -> SummarizingFrameSource in
-      let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
-      return SummarizingFrameSource(options.frames.map { FrameRangeSource(source, range: $0) } ?? source)
-    }
+    configuration.planeDetection = options.planeDetection
+    configuration.initialWorldMap = options.initialWorldMap
+    let context: SessionContext
     if options.threads > 1 {
       // The reader goes to the prefetching thread straight from opening: nothing else holds it. That
-      // thread also builds each frame's KLT pyramid, which tracking would otherwise build on this one.
-      let source = try open()
+      // thread also builds each frame's KLT pyramid, as tracking in the session's context would.
+      let source = try Self.open(folder, options: options, sourceOptions: sourceOptions)
       counts = source.counts
-      let prepare = CameraTracker.preparation(info: source.info, options: configuration.tracking)
+      context = try Self.start(session, configuration, info: source.info, folder: folder, options: options)
+      let prepare = CameraTracker.preparation(context)
       let prefetch = PrefetchingFrameSource(source, prepare: prepare)
       self.prefetch = prefetch
       replay = ARReplay(session: session, source: prefetch)
@@ -206,33 +206,50 @@ public final class ReplayRun {
       // session's run, pause, gravitySource or world map between frames (only after the run).
       replay.tracksAhead = true
     } else {
-      let source = try open()
+      let source = try Self.open(folder, options: options, sourceOptions: sourceOptions)
       counts = source.counts
+      context = try Self.start(session, configuration, info: source.info, folder: folder, options: options)
       prefetch = nil
       replay = ARReplay(session: session, source: source)
     }
-    if let wanted = configuration.tracking.mode, wanted != .mono, !replay.info.hasDepth {
-      throw UsageError("--mode \(wanted.rawValue) needs depth, and \(folder) has none (use --mode mono)")
-    }
-    let resolved = configuration.tracking.mode(for: replay.info)
-    if !replay.info.hasImages, resolved != .depth {
-      throw UsageError(
-        "--mode \(resolved.rawValue) reads images, and \(folder) has none "
-          + "(\(replay.info.notes.first ?? "no colour frames")); leave --mode out to track its depth")
-    }
-    mode = resolved
-    modeChosen = configuration.tracking.mode == nil
-    configuration.planeDetection = options.planeDetection
-    configuration.initialWorldMap = options.initialWorldMap
+    self.configuration = configuration
+    mode = context.mode
+    modeChosen = context.modeChosen
+    session.delegate = relocalizing
+  }
+
+  /// The recording in `folder`, its frames counted as they are read (``SummarizingFrameSource``).
+  private static func open(_ folder: String, options: ReplayOptions, sourceOptions: FrameSourceOptions)
+    throws(RecordingError) -> sending SummarizingFrameSource
+  {
+    let source = try Recording.open(folder: folder, format: options.format, options: sourceOptions)
+    return SummarizingFrameSource(options.frames.map { FrameRangeSource(source, range: $0) } ?? source)
+  }
+
+  /// Completes `configuration` for the recording `info` and runs `session` with it: what tracking runs
+  /// with, its mode decided once, is then the session's context.
+  /// - Throws: `UsageError` when the mode or scene reconstruction asks for what the recording lacks.
+  private static func start(
+    _ session: ARSession, _ configuration: ARWorldTrackingConfiguration, info: RecordingInfo, folder: String,
+    options: ReplayOptions
+  ) throws -> SessionContext {
     if !options.sceneReconstruction.isEmpty {
-      guard
-        ARWorldTrackingConfiguration.supportsSceneReconstruction(
-          options.sceneReconstruction, for: replay.info)
+      guard ARWorldTrackingConfiguration.supportsSceneReconstruction(options.sceneReconstruction, for: info)
       else { throw UsageError("scene reconstruction needs depth, and \(folder) has none") }
       configuration.sceneReconstruction = options.sceneReconstruction
     }
-    self.configuration = configuration
-    session.delegate = relocalizing
+    session.run(configuration)
+    guard let context = session.context(for: info) else { preconditionFailure("the session runs") }
+    if context.mode != .mono, !info.hasDepth {
+      throw UsageError(
+        "--mode \(context.mode.rawValue) needs depth, and \(folder) has none (use --mode mono)")
+    }
+    if context.readsImages, !info.hasImages {
+      throw UsageError(
+        "--mode \(context.mode.rawValue) reads images, and \(folder) has none "
+          + "(\(info.notes.first ?? "no colour frames")); leave --mode out to track its depth")
+    }
+    return context
   }
 
   /// Writes the session's callbacks to `path` as JSON Lines (the CLI contract's events file).
@@ -262,7 +279,6 @@ public final class ReplayRun {
 
   /// Replays every frame, with a progress bar on stderr.
   public func run() throws {
-    session.run(configuration)
     // One record per frame: reserved at once, so that a long replay's records do not peak at
     // one and a half times their size while the array grows.
     frames.reserveCapacity(min(max(info.frameCount, 0), 1 << 20))

@@ -38,7 +38,7 @@ enum BenchCommand {
     options:
       --format auto|arsim|tum       recording layout (default auto)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels
-      --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
+      --mode rgbd|mono|depth        tracking mode (default: what the recording supports)
       --planes LIST                 as arsim replay (default horizontal,vertical)
       --threads N                   1: read, decode and track on one thread; 2 (default): decode
                                     the next frames on a second thread, KLT shared with a helper

@@ -43,7 +43,7 @@ enum EvalCommand {
     options:
       --format auto|arsim|tum       recording layout (default auto)
       --intrinsics fx,fy,cx,cy      camera intrinsics in pixels (overrides the recording's)
-      --mode rgbd|mono              tracking mode (default rgbd when the recording has depth)
+      --mode rgbd|mono|depth        tracking mode (default: what the recording supports)
       --scale METRES                monocular without depth: length of the initial baseline
       --planes LIST                 horizontal,vertical | horizontal | vertical | none
                                     (default horizontal,vertical)

@@ -104,7 +104,7 @@ public struct RecordedFrame: Sendable {
   /// wrote it while ARKit was still initialising (``ARKitInitialisingPoses``). Default false.
   public var referenceInitialising = false
   /// The KLT pyramid of ``image``'s grey version, when the reading thread built it ahead of tracking
-  /// (``CameraTracker/preparation(info:options:)``); tracking builds it itself otherwise.
+  /// (``CameraTracker/preparation(_:)``); tracking builds it itself otherwise.
   package var kltPyramid: KLTPyramid?
   /// ``image``'s grey version reduced to the size it is tracked at, when the reading thread made it
   /// (with ``kltPyramid``) and it is smaller than ``image`` (``TrackerOptions/trackingMaxSide``).

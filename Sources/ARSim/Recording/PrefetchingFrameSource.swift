@@ -12,7 +12,7 @@ import Synchronization
 /// Reading ahead stops at the end of the recording or at the first error; dropping the source
 /// stops the thread and waits for it (at most the frame it is decoding). A `prepare` function, when
 /// given, runs on each frame after it is read (work that depends on the frame alone, such as its KLT
-/// pyramid: ``CameraTracker/preparation(info:options:)``) on a second thread of its own, in order,
+/// pyramid: ``CameraTracker/preparation(_:)``) on a second thread of its own, in order,
 /// while the reading thread decodes the next frame: the two stages use both cores when tracking
 /// waits for frames. Its time counts as reading. The frames are the same whatever the threads do:
 /// each stage takes the frames one after another, in recording order.

@@ -56,7 +56,7 @@ public final class ARReplay {
       finished = true
       return nil
     }
-    if !frame.hasImage, !session.tracksWithoutImages(info: source.info) {
+    if !frame.hasImage, session.context(for: source.info)?.readsImages ?? true {
       finished = true
       let error = RecordingError(
         file: source.info.path,

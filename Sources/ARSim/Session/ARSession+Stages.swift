@@ -10,12 +10,12 @@ extension ARSession {
   /// delegate (no interruption before it) and it can be tracked (images, unless depth-only). When it is
   /// not tracked, the frame read stays with the replay for the next step.
   func aheadFrame(
-    after recorded: RecordedFrame, next: () -> RecordedFrame?, info: RecordingInfo,
+    after recorded: RecordedFrame, next: () -> RecordedFrame?, context: SessionContext,
     configuration: ARWorldTrackingConfiguration
   ) -> RecordedFrame? {
     guard observers.allSatisfy({ $0.observer == nil }), let frame = next() else { return nil }
     guard frame.timestamp - recorded.timestamp <= configuration.tracking.interruptionThreshold,
-      frame.hasImage || configuration.tracking.mode(for: info) == .depth
+      frame.hasImage || !context.readsImages
     else { return nil }
     return frame
   }
@@ -24,14 +24,14 @@ extension ARSession {
   /// seconds of both (when either ran), and of a loop closure's move of the map (counted with the
   /// tracker's recognition too).
   func planeStage(
-    _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
+    _ recorded: RecordedFrame, tracked: TrackedFrame, context: SessionContext,
     configuration: ARWorldTrackingConfiguration
   ) -> PlaneStageOutput {
     var output = PlaneStageOutput()
     let start = ContinuousClock.now
     output.changes = correctWorld(by: tracked.worldCorrection, tracked.worldDeformation)
     if tracked.worldDeformation != nil { lap(&output.recognition, since: start) }
-    let detected = detectPlanes(recorded, tracked: tracked, info: info, configuration: configuration)
+    let detected = detectPlanes(recorded, tracked: tracked, context: context, configuration: configuration)
     if let detected { output.changes.append(detected) }
     if detected != nil || tracked.worldCorrection != nil || tracked.worldDeformation != nil {
       lap(&output.seconds, since: start)
@@ -41,14 +41,11 @@ extension ARSession {
 
   /// The tracking stage: the frame's pose and state.
   func track(
-    _ recorded: RecordedFrame, info: RecordingInfo, configuration: ARWorldTrackingConfiguration
+    _ recorded: RecordedFrame, context: SessionContext, configuration: ARWorldTrackingConfiguration
   )
     -> TrackedFrame
   {
-    let tracker =
-      self.tracker
-      ?? CameraTracker(
-        info: info, options: configuration.tracking, map: configuration.initialWorldMap?.keyframes)
+    let tracker = self.tracker ?? CameraTracker(context, map: configuration.initialWorldMap?.keyframes)
     self.tracker = tracker
     return tracker.track(recorded)
   }
@@ -62,7 +59,7 @@ extension ARSession {
   /// The plane detection stage, or nil when it does not run for this frame (no plane detection
   /// configured, or tracking is not normal).
   func detectPlanes(
-    _ recorded: RecordedFrame, tracked: TrackedFrame, info: RecordingInfo,
+    _ recorded: RecordedFrame, tracked: TrackedFrame, context: SessionContext,
     configuration: ARWorldTrackingConfiguration
   ) -> PlaneAnchorChanges? {
     guard !configuration.planeDetection.isEmpty, tracked.state == .normal else { return nil }
@@ -75,14 +72,15 @@ extension ARSession {
         let generation = runCount &+ (configuration.initialWorldMap?.identitySeed ?? 0)
         // Tracking with depth: planes from the depth's planar surfaces. Monocular tracking keeps its
         // own scale, which depth need not share, so its planes come from its feature points.
-        if info.hasDepth && options.depthSurfaces.enabled && configuration.tracking.mode(for: info) != .mono {
+        if context.info.hasDepth && options.depthSurfaces.enabled && context.mode != .mono {
           return SurfacePlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
         }
         return PlaneDetector(options: options, generation: generation, sessionIdentifier: identifier)
       }()
     planeDetector = detector
     return detector.process(
-      recorded, depth: tracked.depth, tracked: tracked, intrinsics: info.depthIntrinsics ?? info.intrinsics)
+      recorded, depth: tracked.depth, tracked: tracked,
+      intrinsics: context.info.depthIntrinsics ?? context.info.intrinsics)
   }
 
   /// The frame and its callbacks, in delivery order.

@@ -73,6 +73,8 @@ public final class ARSession: @unchecked Sendable {
   var wasPaused = false
   /// The tracking stage (made at the first frame, for the recording's sensors).
   var tracker: CameraTracker?
+  /// What tracking runs with, the mode resolved (made when tracking starts, dropped with the tracker).
+  var context: SessionContext?
   /// The plane detection stage (made at the first frame that detects planes).
   var planeDetector: (any PlaneDetecting)?
   /// Every anchor's lifecycle: the app's, and which detected planes the app removed or were merged.
@@ -168,6 +170,7 @@ public final class ARSession: @unchecked Sendable {
   func resetTracking() {
     if tracker != nil { epochs.reset() }
     tracker = nil
+    context = nil
     lastTrackingState = nil
   }
 
@@ -212,22 +215,31 @@ public final class ARSession: @unchecked Sendable {
 
   // MARK: Frames
 
-  /// Whether the configured tracking reads no images for the recording `info` (depth-only, asked
-  /// or chosen because the recording has none), so image-less frames can be replayed.
-  package func tracksWithoutImages(info: RecordingInfo) -> Bool {
-    locked { _configuration?.tracking.mode(for: info) == .depth }
+  /// What tracking runs with for the recording `info` (``SessionContext``): the context tracking
+  /// started with, or the one it starts with at the next frame; nil before the first `run`.
+  package func context(for info: RecordingInfo) -> SessionContext? {
+    locked { _configuration.map { trackingContext(info: info, configuration: $0) } }
+  }
+
+  /// The context of the tracking under way, or, when it starts with this frame, the one made from
+  /// `info` and `configuration` and kept until tracking is reset.
+  func trackingContext(info: RecordingInfo, configuration: ARWorldTrackingConfiguration) -> SessionContext {
+    if let context { return context }
+    let made = SessionContext(info: info, tracking: configuration.tracking)
+    context = made
+    return made
   }
 
   /// Processes one recorded frame (called by ``ARReplay``) through the stages, each a function with a
-  /// value between them: ``track(_:info:configuration:)`` gives a ``TrackedFrame``,
+  /// value between them: ``track(_:context:configuration:)`` gives a ``TrackedFrame``,
   /// ``correctWorld(by:_:)`` moves planes and anchors with the world when tracking corrected it,
-  /// ``detectPlanes(_:tracked:info:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
+  /// ``detectPlanes(_:tracked:context:configuration:)`` the detector's ``PlaneAnchorChanges``, the anchor
   /// book turns them into the session's ``AnchorChanges``, and ``assemble`` makes the frame and its
   /// callbacks, all under one lock section; delivery comes last, outside it.
   ///
   /// With `next` (``ARReplay/tracksAhead``), the session may read the next frame with it and track it
   /// while this frame's planes are detected on the plane thread, when nothing before its tracking could
-  /// change what it reads (``aheadFrame(after:next:info:configuration:)``); that frame's `process` then takes
+  /// change what it reads (``aheadFrame(after:next:context:configuration:)``); that frame's `process` then takes
   /// the tracking done. Tracking reads nothing plane detection writes, so the outputs are the same.
   package func process(
     _ recorded: RecordedFrame, info: RecordingInfo, next: (() -> RecordedFrame?)? = nil
@@ -263,6 +275,7 @@ public final class ARSession: @unchecked Sendable {
     }
     let outcome = locked { () -> FrameOutcome in
       guard isRunning, let configuration = _configuration else { return FrameOutcome(ignored: recorded) }
+      let context = trackingContext(info: info, configuration: configuration)
       var timings = FrameTimings()
       let tracked: TrackedFrame
       if let ahead = trackedAhead {
@@ -273,7 +286,7 @@ public final class ARSession: @unchecked Sendable {
         tracked = ahead.tracked
         timings.tracking = ahead.timings
       } else {
-        tracked = track(recorded, info: info, configuration: configuration)
+        tracked = track(recorded, context: context, configuration: configuration)
         timings.tracking = tracker?.timings ?? StageTimings()
       }
       if let correction = tracked.worldCorrection { epochs.correct(by: correction) }
@@ -289,7 +302,7 @@ public final class ARSession: @unchecked Sendable {
           seed: runCount)
       }
       if let next = next.flatMap({
-        aheadFrame(after: recorded, next: $0, info: info, configuration: configuration)
+        aheadFrame(after: recorded, next: $0, context: context, configuration: configuration)
       }),
         let tracker
       {
@@ -300,7 +313,7 @@ public final class ARSession: @unchecked Sendable {
         meshStage.worker.run(meshJob)
         planeWorker.run {
           result.output = self.planeStage(
-            recorded, tracked: tracked, info: info, configuration: configuration)
+            recorded, tracked: tracked, context: context, configuration: configuration)
         }
         let ahead = tracker.track(next)
         trackedAhead = (next.index, ahead, tracker.timings)
@@ -311,7 +324,7 @@ public final class ARSession: @unchecked Sendable {
         timings.planesOverlapped = true
         stage = result.output
       } else {
-        stage = planeStage(recorded, tracked: tracked, info: info, configuration: configuration)
+        stage = planeStage(recorded, tracked: tracked, context: context, configuration: configuration)
         meshJob()
       }
       timings.planes = stage.seconds

@@ -107,20 +107,19 @@ package final class CameraTracker {
   /// Corrections applied since the last frame (``applyWorldCorrection(_:)``), composed.
   private var pendingCorrection: RigidTransform?
 
-  /// A tracker for a recording; `options.mode` nil follows the recording (``TrackerOptions/Mode/following(_:)``).
-  package convenience init(info: RecordingInfo, options: TrackerOptions) {
-    self.init(info: info, options: options, map: nil)
-  }
+  /// A tracker for the recording and options of `context`, in its mode.
+  package convenience init(_ context: SessionContext) { self.init(context, map: nil) }
 
-  /// A tracker for a recording, as ``init(info:options:)``. With `map` (a world map's keyframes in its world) every frame is `limited(.relocalizing)` until
-  /// one is located in the map; the session world is the map's from then on.
-  init(info: RecordingInfo, options: TrackerOptions, map: [Keyframe]?) {
+  /// A tracker as ``init(_:)``. With `map` (a world map's keyframes in its world) every frame is
+  /// `limited(.relocalizing)` until one is located in the map; the session world is the map's from then on.
+  init(_ context: SessionContext, map: [Keyframe]?) {
     pendingMap = map
+    let info = context.info
+    let resolved = context.tracking
     self.info = info
-    let (resolved, mode) = Self.resolved(options, for: info)
-    self.options = resolved
+    options = resolved
     policy = TrackingStatePolicy(options: resolved)
-    self.mode = mode
+    mode = context.mode
     reduction = mode == .depth ? 1 : resolved.trackingReduction(for: info.intrinsics)
     trackingIntrinsics = Self.intrinsics(info.intrinsics, reducedBy: reduction)
     switch mode {
@@ -138,25 +137,14 @@ package final class CameraTracker {
     provisionalWorldFromO = Self.world(up: SIMD3(0, -1, 0))
   }
 
-  /// `options` with the mode the recording `info` follows when they leave it open, and that mode.
-  private static func resolved(_ options: TrackerOptions, for info: RecordingInfo) -> (
-    options: TrackerOptions, mode: TrackerOptions.Mode
-  ) {
-    var resolved = options
-    let mode = options.mode(for: info)
-    resolved.mode = mode
-    return (resolved, mode)
-  }
-
   /// What the reading thread may do to a frame ahead of tracking (``PrefetchingFrameSource``): reduce
   /// its grey image to the size it is tracked at and build that image's KLT pyramid, as the tracker
-  /// for `info` and `options` would; nil when that tracker reads no image (depth-only). Tracking then
-  /// finds both made, two stages fewer on its thread.
-  package static func preparation(info: RecordingInfo, options: TrackerOptions) -> (
-    @Sendable (inout RecordedFrame) -> Void
-  )? {
-    let (resolved, mode) = resolved(options, for: info)
-    guard mode != .depth else { return nil }
+  /// for `context` would; nil when that tracker reads no image (depth-only). Tracking then finds both
+  /// made, two stages fewer on its thread.
+  package static func preparation(_ context: SessionContext) -> (@Sendable (inout RecordedFrame) -> Void)? {
+    guard context.readsImages else { return nil }
+    let info = context.info
+    let resolved = context.tracking
     let params = resolved.kltParams
     let reduction = resolved.trackingReduction(for: info.intrinsics)
     let size = (info.intrinsics.width / reduction, info.intrinsics.height / reduction)
@@ -179,8 +167,7 @@ package final class CameraTracker {
       height: intrinsics.height / reduction)
   }
 
-  /// The tracking mode in use (the recording's when the options left it open), resolved once, when
-  /// the tracker is made (``TrackerOptions/mode(for:)``).
+  /// The tracking mode in use (``SessionContext/mode``).
   package let mode: TrackerOptions.Mode
 
   /// Tells the tracker the camera was off (the session paused, or the recording has a gap longer than

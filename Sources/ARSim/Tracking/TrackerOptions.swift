@@ -22,11 +22,9 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
 
   /// Tracking mode, or nil to follow the recording (``Mode/following(_:)``: `.rgbd` when it has
   /// depth and images, `.depth` for depth without images, else `.mono`). Default nil.
+  /// The session resolves it once, when tracking starts (``SessionContext``).
   public var mode: Mode? = nil
 
-  /// The mode tracking runs in for the recording `info`: ``mode`` when set, else the one the
-  /// recording supports. The only place the mode is resolved; everything that depends on it asks here.
-  public func mode(for info: RecordingInfo) -> Mode { mode ?? .following(info) }
   /// Number of tracked features the tracker keeps alive. Default 300.
   public var targetFeatures: Int = 300
   /// Minimum distance between features in pixels. Default 12.

@@ -51,7 +51,7 @@ package enum KLTImplementation: Sendable, CaseIterable {
 /// A frame's image pyramid prepared for KLT, built once and used as the `to` image of one
 /// tracking call and the `from` image of the next. Owns the C++ pyramid and frees it in `deinit`.
 /// Sendable because nothing changes it once built (tracking only reads it): the reading thread builds
-/// a frame's pyramid ahead of tracking (``CameraTracker/preparation(info:options:)``) and hands it over
+/// a frame's pyramid ahead of tracking (``CameraTracker/preparation(_:)``) and hands it over
 /// with the frame.
 package final class KLTPyramid: @unchecked Sendable {
   /// Image size in pixels.

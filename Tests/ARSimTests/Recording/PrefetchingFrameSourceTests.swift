@@ -79,12 +79,12 @@ import Testing
     let info = try Recording.open(folder: folder).info
     var depthOnly = TrackerOptions()
     depthOnly.mode = .depth
-    #expect(CameraTracker.preparation(info: info, options: depthOnly) == nil)
+    #expect(CameraTracker.preparation(SessionContext(info: info, tracking: depthOnly)) == nil)
     for mode in [TrackerOptions.Mode.rgbd, .mono] {
       var options = TrackerOptions()
       options.mode = mode
       var sequential = try Recording.open(folder: folder)
-      let prepare = try #require(CameraTracker.preparation(info: info, options: options))
+      let prepare = try #require(CameraTracker.preparation(SessionContext(info: info, tracking: options)))
       let prepared = PrefetchingFrameSource(try Recording.open(folder: folder), prepare: prepare)
       var count = 0
       while let frame = try prepared.nextFrame() {
@@ -116,7 +116,8 @@ import Testing
     let folder = try RecordingFixtures.writeARSim(frames: 6)
     try Data([0x89, 0x50, 0x4E, 0x47]).write(to: URL(fileURLWithPath: folder + "/rgb/000003.png"))
     let info = try Recording.open(folder: folder).info
-    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    let prepare = try #require(
+      CameraTracker.preparation(SessionContext(info: info, tracking: TrackerOptions())))
     var sequential = try Recording.open(folder: folder)
     var prefetched = PrefetchingFrameSource(try Recording.open(folder: folder), depth: 2, prepare: prepare)
     let expected = readAll(&sequential)
@@ -130,7 +131,8 @@ import Testing
   @Test func preparedFramesInFlightStayWithinTheDepth() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 12)
     let info = try Recording.open(folder: folder).info
-    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    let prepare = try #require(
+      CameraTracker.preparation(SessionContext(info: info, tracking: TrackerOptions())))
     let produced = Counter()
     let depth = 2
     let prefetched = PrefetchingFrameSource(
@@ -147,7 +149,8 @@ import Testing
   @Test func droppingTheSourceEarlyStopsItsThreads() throws {
     let folder = try RecordingFixtures.writeARSim(frames: 20)
     let info = try Recording.open(folder: folder).info
-    let prepare = try #require(CameraTracker.preparation(info: info, options: TrackerOptions()))
+    let prepare = try #require(
+      CameraTracker.preparation(SessionContext(info: info, tracking: TrackerOptions())))
     for round in 0..<20 {
       let prefetched = PrefetchingFrameSource(
         try Recording.open(folder: folder), depth: 2, prepare: round % 2 == 0 ? prepare : nil)

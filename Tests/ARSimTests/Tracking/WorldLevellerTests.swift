@@ -13,8 +13,8 @@ struct WorldLevellerTests {
     var corrected = try Recording.open(folder: Datasets.path("door"))
     var options = TrackerOptions()
     options.relevelsOnceSettled = true
-    let a = CameraTracker(info: plain.info, options: options)
-    let b = CameraTracker(info: corrected.info, options: options)
+    let a = CameraTracker(SessionContext(info: plain.info, tracking: options))
+    let b = CameraTracker(SessionContext(info: corrected.info, tracking: options))
     let correction = RigidTransform(
       rotation: simd_quatd(angle: 0.2, axis: SIMD3(0, 1, 0)), translation: SIMD3(0.1, 0, -0.3))
     var relevels = 0
