@@ -58,8 +58,8 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: out).isEmpty)
   }
 
-  @Test func sigintRemovesTemporaryFiles() throws {
-    guard Datasets.exists("tabletop") else { return }
+  @Test(.enabled(if: Datasets.exists("tabletop"), "Datasets/tabletop is absent"))
+  func sigintRemovesTemporaryFiles() throws {
     let out = RecordingFixtures.temporaryFolder()
     try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     let process = Process()

@@ -163,11 +163,8 @@ enum StrayLayout {
   }
 
   /// stray-demo2 (a real iPhone session, ../shared): the accelerometer's gravity agrees with ARKit's.
-  @Test func realAccelerometerAgreesWithARKitsGravity() throws {
-    guard Datasets.sharedExists("stray-demo2") else {
-      print("skipped: ../shared/datasets/stray-demo2 is absent")
-      return
-    }
+  @Test(.enabled(if: Datasets.sharedExists("stray-demo2"), "../shared/datasets/stray-demo2 is absent"))
+  func realAccelerometerAgreesWithARKitsGravity() throws {
     var options = FrameSourceOptions()
     options.loadDepth = false
     var source = try Recording.open(folder: Datasets.shared + "/stray-demo2", options: options)
