@@ -235,10 +235,10 @@ public struct PlaneDetectionOptions: Codable, Sendable, Hashable {
   /// The defaults.
   public init() {}
 
-  /// Options from JSON; a missing key keeps its default.
+  /// Options from JSON: a missing key keeps its documented default; an unknown key is an error.
   public init(from decoder: any Decoder) throws {
     self.init()
-    let c = try decoder.container(keyedBy: CodingKeys.self)
+    let c = try decoder.optionsContainer(keyedBy: CodingKeys.self)
     try c.decode(.alignments, into: &alignments)
     try c.decode(.seed, into: &seed)
     try c.decode(.depthSamplesPerRow, into: &depthSamplesPerRow)

@@ -35,3 +35,20 @@ public struct SceneReconstructionOptions: Sendable, Codable, Equatable {
   /// The defaults.
   public init() {}
 }
+
+extension SceneReconstructionOptions {
+  /// Options from JSON: a missing key keeps its documented default; an unknown key is an error.
+  public init(from decoder: any Decoder) throws {
+    self.init()
+    let c = try decoder.optionsContainer(keyedBy: CodingKeys.self)
+    try c.decode(.voxelSize, into: &voxelSize)
+    try c.decode(.truncationVoxels, into: &truncationVoxels)
+    try c.decode(.maxWeight, into: &maxWeight)
+    try c.decode(.chunkBlocks, into: &chunkBlocks)
+    try c.decode(.minConfidence, into: &minConfidence)
+    try c.decode(.minDepth, into: &minDepth)
+    try c.decode(.maxDepth, into: &maxDepth)
+    try c.decode(.integrationInterval, into: &integrationInterval)
+    try c.decode(.meshUpdateInterval, into: &meshUpdateInterval)
+  }
+}

@@ -160,3 +160,46 @@ public struct TrackerOptions: Codable, Sendable, Equatable {
       || error.angle > maxRotationJumpDegrees * .pi / 180
   }
 }
+
+extension TrackerOptions {
+  /// Options from JSON: a missing key keeps its documented default (in the module sub-structs too); an
+  /// unknown key is an error.
+  public init(from decoder: any Decoder) throws {
+    self.init()
+    let c = try decoder.optionsContainer(keyedBy: CodingKeys.self)
+    try c.decode(.mode, into: &mode)
+    try c.decode(.targetFeatures, into: &targetFeatures)
+    try c.decode(.featureSpacing, into: &featureSpacing)
+    try c.decode(.featureQuality, into: &featureQuality)
+    try c.decode(.minCornerStrength, into: &minCornerStrength)
+    try c.decode(.kltWindow, into: &kltWindow)
+    try c.decode(.kltLevels, into: &kltLevels)
+    try c.decode(.trackingMaxSide, into: &trackingMaxSide)
+    try c.decode(.alignsFeatures, into: &alignsFeatures)
+    try c.decode(.reprojectionThreshold, into: &reprojectionThreshold)
+    try c.decode(.minInliers, into: &minInliers)
+    try c.decode(.normalInliers, into: &normalInliers)
+    try c.decode(.minDepth, into: &minDepth)
+    try c.decode(.maxDepth, into: &maxDepth)
+    try c.decode(.maxTranslationJump, into: &maxTranslationJump)
+    try c.decode(.maxRotationJumpDegrees, into: &maxRotationJumpDegrees)
+    try c.decode(.gravityWindow, into: &gravityWindow)
+    try c.decode(.gravitySettledDegrees, into: &gravitySettledDegrees)
+    try c.decode(.relevelDegrees, into: &relevelDegrees)
+    try c.decode(.relevelsOnceSettled, into: &relevelsOnceSettled)
+    try c.decode(.gravityDriftDegrees, into: &gravityDriftDegrees)
+    try c.decode(.interruptionThreshold, into: &interruptionThreshold)
+    try c.decode(.monocularScale, into: &monocularScale)
+    try c.decode(.minDepthConfidence, into: &minDepthConfidence)
+    try c.decode(.seed, into: &seed)
+    try c.decode(.rgbd, into: &rgbd)
+    try c.decode(.relocalization, into: &relocalization)
+    try c.decode(.loopClosure, into: &loopClosure)
+    try c.decode(.monoInitialization, into: &monoInitialization)
+    try c.decode(.localBundle, into: &localBundle)
+    try c.decode(.estimatedPlane, into: &estimatedPlane)
+    try c.decode(.depthOnly, into: &depthOnly)
+    try c.decode(.surfaceLevel, into: &surfaceLevel)
+    try c.decode(.gravityFilter, into: &gravityFilter)
+  }
+}

@@ -95,10 +95,10 @@ package enum DepthAlignment {
       case translationPriorWeight
     }
 
-    /// Decodes parameters; missing keys take the defaults.
+    /// Decodes parameters: missing keys take the defaults; an unknown key is an error.
     package init(from decoder: any Decoder) throws {
       self.init()
-      let c = try decoder.container(keyedBy: CodingKeys.self)
+      let c = try decoder.optionsContainer(keyedBy: CodingKeys.self)
       try c.decode(.levels, into: &levels)
       try c.decode(.iterationsPerLevel, into: &iterationsPerLevel)
       try c.decode(.maxDistance, into: &maxDistance)

@@ -66,10 +66,10 @@ extension PlaneDetectionOptions {
     /// The defaults.
     public init() {}
 
-    /// Options from JSON; a missing key keeps its default.
+    /// Options from JSON: a missing key keeps its documented default; an unknown key is an error.
     public init(from decoder: any Decoder) throws {
       self.init()
-      let c = try decoder.container(keyedBy: CodingKeys.self)
+      let c = try decoder.optionsContainer(keyedBy: CodingKeys.self)
       try c.decode(.enabled, into: &enabled)
       try c.decode(.cellsPerRow, into: &cellsPerRow)
       try c.decode(.samplesPerCellSide, into: &samplesPerCellSide)
