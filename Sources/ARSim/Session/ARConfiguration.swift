@@ -27,8 +27,9 @@ open class ARConfiguration: @unchecked Sendable {
   /// The camera format (see ``supportedVideoFormats``): accepted; frames always have the recording's
   /// resolution and rate.
   public var videoFormat: VideoFormat = .recording
-  /// How the camera is tracked (ARSim's addition; ARKit has no such knob). The mode follows the
-  /// recording (RGB-D when it has depth) while `tracking.mode` is nil.
+  /// How the camera is tracked (ARSim's addition; ARKit has no such knob). While `tracking.mode` is nil
+  /// the mode follows the recording (RGB-D with images and depth, depth-only with depth alone, else
+  /// monocular), decided once when tracking starts; a later `run` that keeps tracking keeps that mode.
   public var tracking = TrackerOptions()
 
   /// A configuration with the defaults.
